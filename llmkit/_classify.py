@@ -1,0 +1,176 @@
+"""Error classification: provider error bodies and headers → typed :class:`APIError`.
+
+One place decides which exception a status, an error type or an error message means, for
+HTTP errors and for error payloads inside a 200 stream alike. Retry hints are parsed here
+too: ``retry-after-ms``, then ``retry-after`` (seconds or an HTTP date), then Gemini's
+``RetryInfo.retryDelay`` in the body (QUIRKS I1, I3).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from ._errors import (
+    APIError,
+    AuthenticationError,
+    ContextLengthError,
+    NotFoundError,
+    OverloadedError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerError,
+)
+
+__all__ = ["classify", "error_from_body", "parse_retry_after"]
+
+# Messages providers really send when the prompt does not fit (OpenAI, Anthropic, Gemini,
+# DeepSeek, vLLM, Ollama, OpenRouter).
+_CONTEXT = re.compile(
+    r"context[_ ]length[_ ]exceeded|maximum context length|context window|prompt is too long"
+    r"|too many tokens|input length and `?max_tokens`? exceed|exceeds the maximum number of tokens"
+    r"|input token count.*exceeds|reduce the length of the messages|context size has been exceeded",
+    re.IGNORECASE,
+)
+_TYPES: dict[str, type[APIError]] = {
+    "rate_limit_error": RateLimitError,
+    "rate_limit_exceeded": RateLimitError,
+    "resource_exhausted": RateLimitError,
+    "insufficient_quota": RateLimitError,
+    "overloaded_error": OverloadedError,
+    "overloaded": OverloadedError,
+    "authentication_error": AuthenticationError,
+    "invalid_api_key": AuthenticationError,
+    "unauthenticated": AuthenticationError,
+    "permission_error": PermissionDeniedError,
+    "permission_denied": PermissionDeniedError,
+    "not_found_error": NotFoundError,
+    "model_not_found": NotFoundError,
+    "not_found": NotFoundError,
+    "context_length_exceeded": ContextLengthError,
+    "server_error": ServerError,
+    "api_error": ServerError,
+    "internal": ServerError,
+    "unavailable": ServerError,
+}
+_STATUS: dict[int, type[APIError]] = {
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    429: RateLimitError,
+    529: OverloadedError,
+}
+
+
+def parse_retry_after(headers: Mapping[str, str], body: Any = None) -> float | None:
+    """Seconds to wait, from ``retry-after-ms``, ``retry-after`` or Gemini ``RetryInfo``."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(float(ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    ra = headers.get("retry-after")
+    if ra:
+        try:
+            return max(float(ra), 0.0)
+        except ValueError:
+            parsed = email.utils.parsedate_tz(ra)
+            if parsed is not None:
+                return max(email.utils.mktime_tz(parsed) - time.time(), 0.0)
+    for detail in _details(body):
+        delay = detail.get("retryDelay")
+        if isinstance(delay, str) and delay.endswith("s"):
+            try:
+                return max(float(delay[:-1]), 0.0)
+            except ValueError:
+                pass
+    return None
+
+
+def _details(body: Any) -> list[dict[str, Any]]:
+    err = _error_obj(body)
+    details = err.get("details") if err else None
+    return [d for d in details if isinstance(d, dict)] if isinstance(details, list) else []
+
+
+def _error_obj(body: Any) -> dict[str, Any]:
+    if isinstance(body, list) and body:  # Vertex/Gemini error bodies can be arrays (A10)
+        body = body[0]
+    if not isinstance(body, dict):
+        return {}
+    err = body.get("error", body)
+    if isinstance(err, dict):
+        return err
+    if isinstance(err, str):
+        return {"message": err}
+    return {}
+
+
+def _decode_body(raw: bytes | str | Any) -> Any:
+    if isinstance(raw, (bytes, str)):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+            return {"message": text[:500]} if text.strip() else None
+    return raw
+
+
+def is_daily_quota(body: Any) -> bool:
+    """Gemini ``QuotaFailure`` for a per-day quota: waiting will not help (QUIRKS I3)."""
+    for detail in _details(body):
+        for violation in detail.get("violations") or ():
+            if isinstance(violation, dict) and "PerDay" in str(violation.get("quotaId", "")):
+                return True
+    return False
+
+
+def classify(
+    status: int | None,
+    raw_body: bytes | str | Any,
+    headers: Mapping[str, str] | None = None,
+    *,
+    provider: str | None = None,
+) -> APIError:
+    """The typed error for an HTTP error response or an in-stream error payload."""
+    body = _decode_body(raw_body)
+    err = _error_obj(body)
+    hdrs = headers or {}
+    message = str(err.get("message") or "").strip() or (
+        f"HTTP {status}" if status else "The provider reported an error"
+    )
+    etype = err.get("type") or err.get("status") or err.get("code")
+    code = str(etype) if etype is not None else None
+    cls: type[APIError] = APIError
+    if isinstance(etype, str) and etype.lower() in _TYPES:
+        cls = _TYPES[etype.lower()]
+    elif status in _STATUS:
+        cls = _STATUS[status]
+    elif status is not None and status >= 500:
+        cls = ServerError
+    if status is not None and status in _STATUS and cls is APIError:
+        cls = _STATUS[status]
+    if cls in (APIError, ServerError) and status == 529:
+        cls = OverloadedError
+    if _CONTEXT.search(message) or code == "context_length_exceeded":
+        cls = ContextLengthError
+    request_id = hdrs.get("x-request-id") or hdrs.get("request-id")
+    return cls(
+        f"{message} (HTTP {status})" if status else message,
+        status=status,
+        provider=provider,
+        code=code,
+        request_id=request_id,
+        retry_after=parse_retry_after(hdrs, body),
+        body=body,
+    )
+
+
+def error_from_body(body: Any, *, provider: str | None = None) -> APIError:
+    """The typed error for an error object found inside a stream (status unknown)."""
+    return classify(None, body, None, provider=provider)

@@ -1,0 +1,68 @@
+"""Diagnostics: the record of every repair, inference, rewrite or drop llmkit made.
+
+llmkit never changes what a provider sent, or what the caller asked for, without saying so.
+Each such step produces a :class:`Diagnostic` with a stable ``kind`` from the closed set
+:data:`DiagnosticKind`. Diagnostics travel on ``AssistantMessage.diagnostics``, as
+``DiagnosticEvent`` in streams, and on built requests as
+``request.extensions["llmkit.diagnostics"]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["DIAGNOSTIC_KINDS", "Diagnostic", "DiagnosticKind"]
+
+DiagnosticKind = Literal[
+    # tool-call arguments
+    "tool_arguments_recovered",  # details.mode: "repaired" | "partial"
+    "tool_arguments_invalid",
+    "tool_arguments_duplicate",  # a repeated full payload was not appended (QUIRKS D5)
+    "arguments_coerced",
+    # tool-call identity and grouping
+    "tool_call_id_synthesized",
+    "tool_call_id_duplicate",
+    "tool_call_id_changed",  # a second id for one call was ignored (QUIRKS B3)
+    "tool_call_index_reused",
+    "tool_call_index_missing",
+    "tool_call_index_mismatch",  # arguments for an unknown index joined the one open call (C3)
+    "tool_call_unknown_name",
+    "tool_call_name_changed",
+    # stop reasons and stream shape
+    "stop_reason_inferred",
+    "stop_reason_unknown",
+    "stop_reason_conflict",  # a second, different finish reason arrived (QUIRKS E2)
+    "stream_truncated",
+    "event_malformed",
+    "event_unknown",
+    "usage_missing",
+    # request side
+    "option_unsupported",
+    "schema_rewritten",
+    "image_omitted",
+    "thinking_dropped",
+    "tool_call_id_normalized",
+    "orphan_tool_call",
+]
+
+DIAGNOSTIC_KINDS: frozenset[str] = frozenset(DiagnosticKind.__args__)  # type: ignore[attr-defined]
+
+
+class Diagnostic(BaseModel):
+    """One repair, inference, rewrite or drop, with a stable kind.
+
+    Attributes:
+        kind: What happened; one of :data:`DiagnosticKind`. Stable across versions.
+        message: A human-readable sentence. Never contains secrets or whole bodies.
+        tool_call_id: The (final, llmkit) id of the tool call concerned, if any.
+        details: Machine-readable specifics (for example ``{"mode": "partial"}``).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: DiagnosticKind
+    message: str
+    tool_call_id: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,218 @@
+"""The exception tree. Every exception llmkit raises is an :class:`LLMError`::
+
+    LLMError
+    ├── InvalidRequestError          refused before anything was sent
+    ├── ToolDefinitionError          a Tool (or a Context's tool list) is not valid
+    ├── ToolArgumentsError           decode_tool_call refused a call's arguments
+    ├── UnknownModelError            get_model found no such model (lists close matches)
+    ├── MissingAPIKeyError           no key in the option or the environment variable it names
+    ├── APIError                     the provider answered with an error
+    │   ├── AuthenticationError      401
+    │   ├── PermissionDeniedError    403
+    │   ├── NotFoundError            404
+    │   ├── RateLimitError           429 (``retry_after`` when the provider gave one)
+    │   ├── OverloadedError          529 / overloaded_error (also in-stream)
+    │   ├── ContextLengthError       the prompt does not fit the context window
+    │   └── ServerError              5xx
+    ├── APIConnectionError           the connection failed before a response
+    │   └── APITimeoutError          ``phase``: connect / first_byte / idle / total
+    └── StreamError                  a failure after the stream started (carries the partial)
+
+``httpx`` exceptions are translated in one place (the transport); no exception message, repr or
+``args`` ever contains an API key.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ._messages import AssistantMessage
+
+__all__ = [
+    "APIConnectionError",
+    "APIError",
+    "APITimeoutError",
+    "AuthenticationError",
+    "ContextLengthError",
+    "InvalidRequestError",
+    "LLMError",
+    "MissingAPIKeyError",
+    "NotFoundError",
+    "OverloadedError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ServerError",
+    "StreamError",
+    "ToolArgumentsError",
+    "ToolDefinitionError",
+    "UnknownModelError",
+]
+
+TimeoutPhase = Literal["connect", "first_byte", "idle", "total"]
+
+
+class LLMError(Exception):
+    """Base class of every exception llmkit raises.
+
+    Attributes:
+        partial: For a failure after the response started, the partial AssistantMessage
+            received until then (transcript-valid); otherwise ``None``.
+    """
+
+    partial: AssistantMessage | None = None
+
+
+class InvalidRequestError(LLMError):
+    """The request was refused before anything was sent (for example a ``tool_choice`` naming
+    an undeclared tool, or ``strict`` tools on a model without strict support)."""
+
+
+class ToolDefinitionError(LLMError):
+    """A tool definition is invalid: bad name, a parameters schema that is not a valid JSON
+    Schema of ``type: object``, or duplicate tool names in one Context."""
+
+
+class ToolArgumentsError(LLMError):
+    """``decode_tool_call`` refused a tool call.
+
+    Attributes:
+        model_message: A message safe to send back to the model as an error tool result: it
+            names the problems in the arguments and nothing of llmkit's internals.
+        errors: One dict per problem: ``{"path": "items[2].qty", "message": ..., "type": ...}``.
+        tool_call_id: The id of the refused call.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model_message: str,
+        errors: list[dict[str, Any]] | None = None,
+        tool_call_id: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.model_message = model_message
+        self.errors: list[dict[str, Any]] = errors or []
+        self.tool_call_id = tool_call_id
+
+
+class UnknownModelError(LLMError, LookupError):
+    """``get_model`` found no such model. ``suggestions`` lists close matches."""
+
+    def __init__(self, provider: str, model_id: str, suggestions: list[str]) -> None:
+        hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"Unknown model {provider}/{model_id}.{hint}")
+        self.provider = provider
+        self.model_id = model_id
+        self.suggestions = suggestions
+
+
+class MissingAPIKeyError(LLMError):
+    """No API key was given and the provider's environment variable is unset."""
+
+    def __init__(self, provider: str, env_var: str | None) -> None:
+        where = f"set {env_var} or " if env_var else ""
+        super().__init__(f"No API key for provider {provider!r}: {where}pass api_key=...")
+        self.provider = provider
+        self.env_var = env_var
+
+
+class APIError(LLMError):
+    """The provider answered with an error.
+
+    Attributes:
+        status: The HTTP status (``None`` for an error reported inside a 200 stream).
+        provider: The provider name.
+        code: The provider's error code or type, when it gave one.
+        request_id: The provider's request id header, when present.
+        retry_after: Seconds the provider asked to wait, when it said.
+        body: The parsed error body (provider JSON), for inspection. Never holds the key.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        provider: str | None = None,
+        code: str | None = None,
+        request_id: str | None = None,
+        retry_after: float | None = None,
+        body: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.provider = provider
+        self.code = code
+        self.request_id = request_id
+        self.retry_after = retry_after
+        self.body = body
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}({self.message!r}, status={self.status!r}, "
+            f"provider={self.provider!r}, code={self.code!r})"
+        )
+
+
+class AuthenticationError(APIError):
+    """401: the key is missing, wrong or revoked."""
+
+
+class PermissionDeniedError(APIError):
+    """403: the key may not use this model or endpoint (or moderation refused it)."""
+
+
+class NotFoundError(APIError):
+    """404: no such model or endpoint."""
+
+
+class RateLimitError(APIError):
+    """429: rate or quota limit. ``retry_after`` is set when the provider said how long."""
+
+
+class OverloadedError(APIError):
+    """The provider is overloaded (Anthropic 529 / ``overloaded_error``, also mid-stream)."""
+
+
+class ContextLengthError(APIError):
+    """The request does not fit the model's context window."""
+
+
+class ServerError(APIError):
+    """5xx from the provider."""
+
+
+class APIConnectionError(LLMError):
+    """The connection failed before a response arrived."""
+
+
+class APITimeoutError(APIConnectionError):
+    """A timeout fired. ``phase`` says which: connect, first_byte, idle or total."""
+
+    def __init__(self, message: str, *, phase: TimeoutPhase) -> None:
+        super().__init__(message)
+        self.phase: TimeoutPhase = phase
+
+
+class StreamError(LLMError):
+    """The response failed after it started. ``message`` is the partial AssistantMessage
+    (transcript-valid); ``error`` is the underlying cause when there is one."""
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        partial: AssistantMessage | None = None,
+        error: BaseException | None = None,
+    ) -> None:
+        super().__init__(text)
+        self.partial = partial
+        self.error = error
+
+    @property
+    def message(self) -> AssistantMessage | None:
+        """The partial message received before the failure."""
+        return self.partial

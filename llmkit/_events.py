@@ -1,0 +1,240 @@
+"""Stream events: what ``stream()``/``astream()``/``parse_stream()`` yield.
+
+Events are immutable slotted dataclasses (cheap to build on the hot path) with a ``Literal``
+``type``. Block events carry ``index``: the position of their part in ``message.content``;
+the others have ``index = None``. Every stream is::
+
+    Start, (DiagnosticEvent)*, then per block: XStart, XDelta*, XEnd (blocks may interleave),
+    UsageEvent*, DiagnosticEvent*, and exactly one terminal Done or Error.
+
+``Error`` ends the stream exactly when ``message.stop_reason`` is ``"error"`` or ``"aborted"``;
+its ``message`` is the partial message, valid to append to the transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+from ._diagnostics import Diagnostic
+from ._messages import AssistantMessage, ToolCall, Usage
+
+__all__ = [
+    "DiagnosticEvent",
+    "Done",
+    "Error",
+    "Event",
+    "Start",
+    "TextDelta",
+    "TextEnd",
+    "TextStart",
+    "ThinkingDelta",
+    "ThinkingEnd",
+    "ThinkingStart",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "UsageEvent",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """The response began (the first byte of a successful response arrived)."""
+
+    provider: str | None = None
+    model: str | None = None
+    type: Literal["start"] = "start"
+    index: None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TextStart:
+    """A text part opened at ``index``."""
+
+    index: int
+    type: Literal["text_start"] = "text_start"
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """More text for the part at ``index``."""
+
+    index: int
+    delta: str
+    type: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class TextEnd:
+    """The text part at ``index`` is complete; ``text`` is all of it."""
+
+    index: int
+    text: str
+    type: Literal["text_end"] = "text_end"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingStart:
+    """A thinking part opened at ``index``."""
+
+    index: int
+    type: Literal["thinking_start"] = "thinking_start"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """More reasoning text for the part at ``index``."""
+
+    index: int
+    delta: str
+    type: Literal["thinking_delta"] = "thinking_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingEnd:
+    """The thinking part at ``index`` is complete; ``thinking`` is all of its text."""
+
+    index: int
+    thinking: str
+    type: Literal["thinking_end"] = "thinking_end"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    """A tool call opened at ``index``; ``id`` is final and stable, ``name`` may be ``""``
+    when the provider has not sent it yet."""
+
+    index: int
+    id: str
+    name: str
+    type: Literal["tool_call_start"] = "tool_call_start"
+
+
+class ToolCallDelta:
+    """More argument text for the call at ``index``.
+
+    ``partial_arguments`` is the best-effort value of the arguments received up to and
+    including this delta (never an invented value). It is computed only when read, and
+    incrementally: reading it on every delta costs work proportional to what changed, not
+    to the whole argument text. Read late (after later deltas), it is still this delta's value.
+    """
+
+    __slots__ = ("_snapshot", "arguments_delta", "id", "index", "name")
+    __match_args__ = ("index", "id", "name", "arguments_delta")
+    type: Literal["tool_call_delta"] = "tool_call_delta"
+    index: int
+    id: str
+    name: str
+    arguments_delta: str
+    _snapshot: Callable[[], Any]
+
+    def __init__(
+        self,
+        index: int,
+        id: str,
+        name: str,
+        arguments_delta: str,
+        snapshot: Callable[[], Any],
+    ) -> None:
+        # object.__setattr__ directly: __setattr__ below refuses writes (immutability).
+        _set = object.__setattr__
+        _set(self, "index", index)
+        _set(self, "id", id)
+        _set(self, "name", name)
+        _set(self, "arguments_delta", arguments_delta)
+        _set(self, "_snapshot", snapshot)
+
+    @property
+    def partial_arguments(self) -> Any:
+        """The parsed arguments so far (dict in practice; ``None`` before any value began)."""
+        return self._snapshot()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ToolCallDelta is immutable")
+
+    def __repr__(self) -> str:
+        return (
+            f"ToolCallDelta(index={self.index}, id={self.id!r}, name={self.name!r}, "
+            f"arguments_delta={self.arguments_delta!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolCallDelta):
+            return NotImplemented
+        return (self.index, self.id, self.name, self.arguments_delta) == (
+            other.index,
+            other.id,
+            other.name,
+            other.arguments_delta,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd:
+    """The call at ``index`` is final: ``tool_call`` has its arguments and status."""
+
+    index: int
+    tool_call: ToolCall
+    type: Literal["tool_call_end"] = "tool_call_end"
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnosticEvent:
+    """llmkit repaired, inferred, rewrote or dropped something (also on message.diagnostics)."""
+
+    diagnostic: Diagnostic
+    type: Literal["diagnostic"] = "diagnostic"
+    index: None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UsageEvent:
+    """Token usage so far (the provider may report it more than once; the last one holds)."""
+
+    usage: Usage
+    type: Literal["usage"] = "usage"
+    index: None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """The stream ended normally; ``message`` is the final AssistantMessage."""
+
+    message: AssistantMessage
+    type: Literal["done"] = "done"
+    index: None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Error:
+    """The stream ended in failure (``stop_reason`` ``"error"`` or ``"aborted"``).
+
+    ``message`` is the partial message (transcript-valid); ``error`` the typed exception.
+    """
+
+    message: AssistantMessage
+    error: Exception
+    type: Literal["error"] = "error"
+    index: None = None
+
+
+Event = Union[
+    Start,
+    TextStart,
+    TextDelta,
+    TextEnd,
+    ThinkingStart,
+    ThinkingDelta,
+    ThinkingEnd,
+    ToolCallStart,
+    ToolCallDelta,
+    ToolCallEnd,
+    DiagnosticEvent,
+    UsageEvent,
+    Done,
+    Error,
+]

@@ -1,0 +1,323 @@
+"""The conversation: messages, their parts, tool calls, usage and the Context.
+
+Everything here is a pydantic model and round-trips through JSON exactly:
+``Context.model_dump_json()`` / ``Context.model_validate_json()`` is the durable transcript,
+across processes and versions. Message unions are discriminated by ``role``, parts by ``type``.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ._diagnostics import Diagnostic
+from ._errors import ToolDefinitionError
+from ._tools import Tool
+
+__all__ = [
+    "AssistantMessage",
+    "Context",
+    "ImagePart",
+    "Message",
+    "StopReason",
+    "TextPart",
+    "ThinkingPart",
+    "ToolCall",
+    "ToolCallStatus",
+    "ToolResultMessage",
+    "Usage",
+    "UserMessage",
+    "tool_result",
+    "user",
+]
+
+StopReason = Literal[
+    "stop", "length", "tool_use", "content_filter", "refusal", "pause", "error", "aborted"
+]
+ToolCallStatus = Literal["complete", "recovered", "invalid"]
+
+
+class TextPart(BaseModel):
+    """Plain text."""
+
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImagePart(BaseModel):
+    """An image, inline (base64 ``data``) or by ``url``; exactly one of the two is set.
+
+    Attributes:
+        data: Base64 of the image bytes (no ``data:`` prefix).
+        url: An ``http(s)`` URL.
+        media_type: ``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp`` (required
+            with ``data``).
+    """
+
+    type: Literal["image"] = "image"
+    data: str | None = None
+    url: str | None = None
+    media_type: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ImagePart:
+        if (self.data is None) == (self.url is None):
+            raise ValueError("ImagePart needs exactly one of data or url")
+        if self.data is not None and not self.media_type:
+            raise ValueError("ImagePart with data needs a media_type")
+        return self
+
+
+class ThinkingPart(BaseModel):
+    """Reasoning the model showed (or an opaque, redacted block of it).
+
+    Attributes:
+        thinking: The reasoning text ("" for a redacted block).
+        signature: The provider's signature over this block (Anthropic), needed to replay it.
+        redacted: True for an encrypted block whose text is not visible.
+        replay: Other opaque provider data needed to send this part back to the same model
+            (for example an encrypted reasoning item or the field name it arrived in).
+            Never interpreted; only replayed to the model that produced it.
+    """
+
+    type: Literal["thinking"] = "thinking"
+    thinking: str = ""
+    signature: str | None = None
+    redacted: bool = False
+    replay: dict[str, Any] | None = None
+
+
+class ToolCall(BaseModel):
+    """A call the model asked for. Executing it is the caller's business.
+
+    Attributes:
+        id: Always non-empty and stable: the provider's id, or a deterministic one llmkit
+            made when the provider sent none (then ``provider_id`` says what it sent).
+        name: The tool name.
+        arguments: The parsed arguments; possibly recovered (see ``status``); ``{}`` when
+            nothing could be recovered.
+        raw_arguments: The exact argument text received.
+        status: ``complete`` (strict JSON object), ``recovered`` (repaired or a truncated
+            prefix: not safe to execute without looking) or ``invalid``.
+        provider_id: The id as the provider sent it, when llmkit had to synthesise or rewrite
+            it (``""`` for a missing id).
+        replay: Opaque provider data to send back with this call to the same model (for
+            example a Gemini thought signature).
+    """
+
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str = ""
+    status: ToolCallStatus = "complete"
+    provider_id: str | None = None
+    replay: dict[str, Any] | None = None
+
+
+class Usage(BaseModel):
+    """Token counts, one convention for every provider.
+
+    ``input`` counts every input token the model read, cache reads and writes included (so
+    non-cached input is ``input - cache_read - cache_write``); ``output`` includes
+    ``reasoning``; ``cost`` (USD, from the model's prices) bills each bucket once. A count the
+    provider did not report is ``None``, never guessed.
+    """
+
+    input: int | None = None
+    output: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+    reasoning: int | None = None
+    cost: float | None = None
+
+
+AssistantPart = Annotated[Union[TextPart, ThinkingPart, ToolCall], Field(discriminator="type")]
+UserPart = Annotated[Union[TextPart, ImagePart], Field(discriminator="type")]
+
+
+def _text_to_parts(value: Any) -> Any:
+    if isinstance(value, str):
+        return [TextPart(text=value)]
+    return value
+
+
+class UserMessage(BaseModel):
+    """A user turn: text and images. ``content`` may be given as a plain string."""
+
+    role: Literal["user"] = "user"
+    content: list[UserPart]
+
+    _coerce = field_validator("content", mode="before")(_text_to_parts)
+
+    @property
+    def text(self) -> str:
+        """The text parts joined."""
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+
+class AssistantMessage(BaseModel):
+    """A model turn, as assembled from the provider's response.
+
+    Attributes:
+        content: Text, thinking and tool calls in the order the model produced them.
+        stop_reason: Why generation stopped (llmkit's closed set).
+        raw_stop_reason: The provider's own value, unchanged.
+        usage: Token counts (``None`` fields where the provider reported nothing).
+        diagnostics: Every repair, inference, rewrite or drop made for this message.
+        provider: Provider name of the model that produced it.
+        api: Wire API it came over.
+        model: Model id (as requested).
+        response_id: The provider's response id, when it sent one.
+        error: A short description when ``stop_reason`` is ``error`` or ``aborted``.
+    """
+
+    role: Literal["assistant"] = "assistant"
+    content: list[AssistantPart] = Field(default_factory=list)
+    stop_reason: StopReason = "stop"
+    raw_stop_reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    diagnostics: list[Diagnostic] = Field(default_factory=list)
+    provider: str | None = None
+    api: str | None = None
+    model: str | None = None
+    response_id: str | None = None
+    error: str | None = None
+
+    _coerce = field_validator("content", mode="before")(_text_to_parts)
+
+    @property
+    def text(self) -> str:
+        """All text parts joined."""
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+    @property
+    def thinking(self) -> str:
+        """All visible thinking joined."""
+        return "".join(p.thinking for p in self.content if isinstance(p, ThinkingPart))
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool calls, in order."""
+        return [p for p in self.content if isinstance(p, ToolCall)]
+
+    def diagnostics_for(self, call_id: str) -> list[Diagnostic]:
+        """The diagnostics that concern the tool call with this id."""
+        return [d for d in self.diagnostics if d.tool_call_id == call_id]
+
+
+class ToolResultMessage(BaseModel):
+    """The caller's result for one tool call.
+
+    Attributes:
+        tool_call_id: The ``ToolCall.id`` this answers.
+        tool_name: The called tool's name (some providers require it on results).
+        content: Text and images.
+        is_error: True when the call failed (the model sees it as an error).
+    """
+
+    role: Literal["tool"] = "tool"
+    tool_call_id: str
+    tool_name: str
+    content: list[UserPart]
+    is_error: bool = False
+
+    _coerce = field_validator("content", mode="before")(_text_to_parts)
+
+    @property
+    def text(self) -> str:
+        """The text parts joined."""
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+
+Message = Annotated[
+    Union[UserMessage, AssistantMessage, ToolResultMessage], Field(discriminator="role")
+]
+
+
+class Context(BaseModel):
+    """Everything sent to the model: system prompt, messages, tools.
+
+    ``model_dump_json()`` / ``model_validate_json()`` round-trip exactly; a tool made from a
+    pydantic model comes back as a plain schema tool (its public fields equal).
+    """
+
+    system: str | None = None
+    messages: list[Message] = Field(default_factory=list)
+    tools: list[Tool] = Field(default_factory=list)
+
+    model_config = ConfigDict(validate_assignment=True)
+
+    @model_validator(mode="after")
+    def _unique_tool_names(self) -> Context:
+        check_tool_names(self.tools, ToolDefinitionError)
+        return self
+
+
+def check_tool_names(tools: Sequence[Tool], error: type[Exception]) -> None:
+    """Raise ``error`` when two tools share a name."""
+    seen: set[str] = set()
+    for t in tools:
+        if t.name in seen:
+            raise error(f"Duplicate tool name {t.name!r}: tool names must be unique")
+        seen.add(t.name)
+
+
+_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+def _sniff(data: bytes) -> str:
+    for magic, media_type in _SIGNATURES:
+        if data.startswith(magic):
+            return media_type
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    raise ValueError("Unrecognised image bytes: expected PNG, JPEG, GIF or WebP")
+
+
+def to_image_part(image: ImagePart | bytes | str) -> ImagePart:
+    """Turn an ``images=`` item (ImagePart, raw bytes, ``data:`` URL, http(s) URL) into an
+    ImagePart."""
+    if isinstance(image, ImagePart):
+        return image
+    if isinstance(image, (bytes, bytearray)):
+        data = bytes(image)
+        return ImagePart(data=base64.b64encode(data).decode("ascii"), media_type=_sniff(data))
+    if isinstance(image, str):
+        if image.startswith("data:"):
+            header, sep, payload = image[5:].partition(",")
+            if not sep or not header.endswith(";base64"):
+                raise ValueError("data: URLs must be base64 (data:<type>;base64,<data>)")
+            return ImagePart(data=payload, media_type=header[: -len(";base64")])
+        if image.startswith(("http://", "https://")):
+            return ImagePart(url=image)
+    raise ValueError(f"Unsupported image: {type(image).__name__}")
+
+
+def user(text: str, images: Iterable[ImagePart | bytes | str] = ()) -> UserMessage:
+    """A user message with text and optional images (ImagePart, bytes, data: or http(s) URL)."""
+    parts: list[TextPart | ImagePart] = [TextPart(text=text)]
+    parts.extend(to_image_part(i) for i in images)
+    return UserMessage(content=parts)
+
+
+def tool_result(
+    call: ToolCall,
+    text: str,
+    images: Iterable[ImagePart | bytes | str] = (),
+    is_error: bool = False,
+) -> ToolResultMessage:
+    """The result message for ``call`` (its id and name are copied)."""
+    parts: list[TextPart | ImagePart] = [TextPart(text=text)]
+    parts.extend(to_image_part(i) for i in images)
+    return ToolResultMessage(
+        tool_call_id=call.id, tool_name=call.name, content=parts, is_error=is_error
+    )

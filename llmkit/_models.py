@@ -1,0 +1,195 @@
+"""Models, provider profiles, compat flags and the model catalogue.
+
+A :class:`Model` says where to send a request and how: its wire API (``api``), base URL,
+key variable, capabilities and prices. Provider profiles (base URL, key variable) and the
+catalogue of known models are data files in ``llmkit/data/``, read lazily on first use so that
+``import llmkit`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from importlib import resources
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ._errors import UnknownModelError
+from ._messages import Usage
+
+__all__ = [
+    "Api",
+    "Model",
+    "ModelCost",
+    "OpenAIChatCompat",
+    "get_model",
+    "models",
+    "register_model",
+]
+
+Api = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini"]
+
+
+class ModelCost(BaseModel):
+    """Prices in USD per million tokens."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
+class OpenAIChatCompat(BaseModel):
+    """How an OpenAI-compatible server bends the Chat Completions wire (QUIRKS.md).
+
+    Every field defaults to what api.openai.com does; profiles override what their server needs.
+    """
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+
+    max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
+    """Field for the output limit. OpenAI: ``max_completion_tokens``; many local servers and
+    older proxies only know ``max_tokens``."""
+    supports_usage_in_streaming: bool = True
+    """Send ``stream_options.include_usage`` (QUIRKS J1); some servers reject the option."""
+    supports_strict: bool = True
+    """Whether ``strict`` may appear on tools at all (QUIRKS H2: Cohere, RouteLLM reject it)."""
+    supports_parallel_tool_calls: bool = True
+    """Whether ``parallel_tool_calls`` may be sent (QUIRKS H4)."""
+    supports_developer_role: bool = False
+    """Send the system prompt as ``developer`` (OpenAI reasoning models) instead of
+    ``system`` (Ollama, vLLM, SGLang need ``system``)."""
+    supports_store: bool = False
+    """Send ``store: false`` (rejected by Cerebras, xAI, DeepSeek, z.ai, LiteLLM)."""
+
+
+class Model(BaseModel):
+    """A model and where to reach it.
+
+    A custom server is one line::
+
+        llmkit.Model(provider="vllm", id="qwen3", api="openai-chat",
+                     base_url="http://127.0.0.1:8000/v1")
+
+    Attributes:
+        provider: Provider name (``openai``, ``anthropic``, ``vllm``, …).
+        id: The model id sent to the provider.
+        api: The wire API.
+        base_url: API root (``https://api.openai.com/v1``); defaults from the provider profile.
+        api_key_env: Environment variable holding the key; defaults from the provider profile.
+            ``None`` with ``api_key_required=False`` for local servers that need no key.
+        api_key_required: Whether a missing key is an error (False for local servers).
+        input: ``["text"]`` or ``["text", "image"]``.
+        reasoning: Whether the model reasons (accepts the ``reasoning`` option).
+        strict_tools: Whether strict tool schemas are supported.
+        context_window: Tokens of context, when known.
+        max_output_tokens: Output limit, when known (used as the default ``max_tokens``
+            where the wire API requires one).
+        cost: Prices per million tokens.
+        compat: OpenAI-compatible server quirk flags (``openai-chat`` only).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    provider: str
+    id: str
+    api: Api
+    base_url: str = ""
+    api_key_env: str | None = None
+    api_key_required: bool = True
+    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])  # type: ignore[arg-type]
+    reasoning: bool = False
+    strict_tools: bool = False
+    context_window: int | None = None
+    max_output_tokens: int | None = None
+    cost: ModelCost = Field(default_factory=ModelCost)
+    compat: OpenAIChatCompat = Field(default_factory=OpenAIChatCompat)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _profile_defaults(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        profile = _providers().get(str(data.get("provider", "")))
+        if profile is None:
+            return data
+        merged = dict(data)
+        for key in ("base_url", "api_key_env", "api_key_required"):
+            if key not in merged and key in profile:
+                merged[key] = profile[key]
+        if "compat" in profile:
+            compat = merged.get("compat")
+            if compat is None:
+                merged["compat"] = profile["compat"]
+            elif isinstance(compat, dict):  # per-field override of the profile's flags
+                merged["compat"] = {**profile["compat"], **compat}
+        return merged
+
+    def cost_of(self, usage: Usage) -> float | None:
+        """USD for ``usage`` at this model's prices, each token billed once: cache reads and
+        writes at their own prices, the rest of the input at the input price. ``None`` when
+        the counts needed are missing or the model has no prices."""
+        c = self.cost
+        if usage.input is None or usage.output is None or not (c.input or c.output):
+            return None
+        read = usage.cache_read or 0
+        write = usage.cache_write or 0
+        plain = max(usage.input - read - write, 0)
+        total = plain * c.input + read * c.cache_read + write * c.cache_write
+        total += usage.output * c.output
+        return total / 1_000_000
+
+
+@functools.lru_cache(maxsize=1)
+def _providers() -> dict[str, dict[str, Any]]:
+    text = resources.files("llmkit").joinpath("data/providers.json").read_text("utf-8")
+    data: dict[str, dict[str, Any]] = json.loads(text)["providers"]
+    return data
+
+
+_registered: dict[tuple[str, str], Model] = {}
+
+
+@functools.lru_cache(maxsize=1)
+def _catalogue() -> dict[tuple[str, str], Model]:
+    text = resources.files("llmkit").joinpath("data/models.json").read_text("utf-8")
+    out: dict[tuple[str, str], Model] = {}
+    for entry in json.loads(text)["models"]:
+        model = Model.model_validate(entry)
+        out[(model.provider, model.id)] = model
+    return out
+
+
+def _all() -> dict[tuple[str, str], Model]:
+    return {**_catalogue(), **_registered}
+
+
+def get_model(provider: str, id: str) -> Model:
+    """The catalogue entry for ``provider``/``id``.
+
+    Raises:
+        UnknownModelError: no such model; ``suggestions`` lists close matches.
+    """
+    known = _all()
+    model = known.get((provider, id))
+    if model is not None:
+        return model
+    names = [f"{p}/{i}" for p, i in known]
+    close = difflib.get_close_matches(f"{provider}/{id}", names, n=5, cutoff=0.5)
+    if not close:
+        close = [n for n in names if n.split("/", 1)[1] == id][:5]
+    raise UnknownModelError(provider, id, close)
+
+
+def models(provider: str | None = None) -> list[Model]:
+    """Every known model (catalogue and registered), optionally of one provider."""
+    return [m for (p, _), m in sorted(_all().items()) if provider is None or p == provider]
+
+
+def register_model(model: Model) -> None:
+    """Add (or replace) a model so that ``get_model`` finds it."""
+    _registered[(model.provider, model.id)] = model

@@ -1,0 +1,122 @@
+"""A sans-I/O Server-Sent Events decoder over raw bytes.
+
+Bytes in, ``httpx_sse.ServerSentEvent`` out; no I/O, so the same decoder serves the sync and
+async pumps and ``parse_stream``. It works on bytes rather than text because:
+
+- lines are split on CR, LF and CRLF only, never on U+2028/U+2029/U+0085 (QUIRKS A2), and a
+  CRLF split across two network chunks is one line break, not two;
+- text is decoded only for complete lines, so a multi-byte character split across chunks is
+  never mangled (QUIRKS A1);
+- memory is bounded: a line or event larger than ``max_event_size`` raises
+  :class:`EventTooLarge` instead of growing without end, and a long line arriving in many
+  chunks is joined once, not re-copied per chunk.
+
+Comment lines (``: OPENROUTER PROCESSING``, QUIRKS A3) are skipped.
+"""
+
+from __future__ import annotations
+
+from httpx_sse import ServerSentEvent
+
+__all__ = ["DEFAULT_MAX_EVENT_SIZE", "EventTooLarge", "SSEDecoder"]
+
+DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
+
+
+class EventTooLarge(Exception):
+    """A single SSE line or event exceeded the decoder's ``max_event_size``."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"SSE event of at least {size} bytes exceeds the limit of {limit} bytes")
+        self.size = size
+        self.limit = limit
+
+
+class SSEDecoder:
+    """Incremental SSE decoder: ``feed(bytes)`` returns the events completed by those bytes."""
+
+    __slots__ = ("_cr", "_data", "_data_len", "_event", "_limit", "_pending", "_pending_len")
+
+    def __init__(self, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
+        self._limit = max_event_size
+        self._pending: list[bytes] = []  # bytes of an unterminated line
+        self._pending_len = 0
+        self._cr = False  # the previous chunk ended with CR: a leading LF is its CRLF pair
+        self._event = ""
+        self._data: list[str] = []
+        self._data_len = 0
+
+    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+        """Consume ``chunk`` and return the events it completed (possibly none)."""
+        if self._cr:
+            self._cr = False
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+        end = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
+        if end < 0:
+            if chunk:
+                self._pending.append(chunk)
+                self._pending_len += len(chunk)
+                if self._pending_len + self._data_len > self._limit:
+                    raise EventTooLarge(self._pending_len + self._data_len, self._limit)
+            return []
+        head = chunk[: end + 1]
+        if self._pending:
+            self._pending.append(head)
+            head = b"".join(self._pending)
+            self._pending = []
+            self._pending_len = 0
+        tail = chunk[end + 1 :]
+        if tail:
+            self._pending.append(tail)
+            self._pending_len = len(tail)
+        elif chunk[end] == 13:  # ends with CR
+            self._cr = True
+        return self._lines(head.decode("utf-8", "replace"))
+
+    def flush(self) -> list[ServerSentEvent]:
+        """End of input: complete a final unterminated line and a final undelimited event.
+
+        The SSE spec discards an event not followed by a blank line; llmkit keeps its data
+        instead (nothing received is lost) and lets the wire decoder judge it.
+        """
+        text = b"".join(self._pending).decode("utf-8", "replace")
+        self._pending = []
+        self._pending_len = 0
+        events = self._lines(text + "\n\n") if text else self._lines("\n")
+        return events
+
+    def _lines(self, text: str) -> list[ServerSentEvent]:
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")
+        lines.pop()  # text ends with a line break: the last item is empty
+        out: list[ServerSentEvent] = []
+        data = self._data
+        for line in lines:
+            if not line:
+                if data:
+                    out.append(ServerSentEvent(self._event, "\n".join(data)))
+                    data = self._data = []
+                    self._data_len = 0
+                self._event = ""
+                continue
+            if line.startswith("data:"):
+                value = line[6:] if line.startswith("data: ") else line[5:]
+                data.append(value)
+                self._data_len += len(value)
+                if self._data_len > self._limit:
+                    raise EventTooLarge(self._data_len, self._limit)
+            elif line[0] == ":":
+                continue  # comment / keepalive (QUIRKS A3)
+            else:
+                name, _, value = line.partition(":")
+                if value.startswith(" "):
+                    value = value[1:]
+                if name == "event":
+                    self._event = value
+                elif name == "data":  # "data" with no colon: an empty data line
+                    data.append(value)
+                # "id" and "retry" are not used by any LLM wire API; other fields are ignored
+                # as the SSE spec requires.
+        return out

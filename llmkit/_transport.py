@@ -1,0 +1,303 @@
+"""The transport: sending with retries and timeouts, and translating httpx's exceptions.
+
+The policy is written once, as a generator (:func:`send_plan`) that yields the I/O it needs
+(``Send``, ``Read``, ``Sleep``) and receives the results. Two thin pumps drive it —
+:func:`run_sync` and :func:`run_async` — and differ only in ``await``.
+
+Rules (DESIGN §4, QUIRKS I1-I4):
+
+- retries happen only before the first response byte: on connection errors, connect and
+  first-byte timeouts, and on 408/409/429/5xx/529 — never once a stream has started;
+- the delay honours ``x-should-retry``, ``retry-after-ms``, ``retry-after`` (seconds or an
+  HTTP date) and Gemini ``RetryInfo``; a requested wait beyond ``max_retry_delay`` is not
+  slept through: the typed error is raised at once with ``retry_after`` set;
+- timeouts have four phases: ``connect``, ``first_byte`` (waiting for the response head),
+  ``idle`` (between body reads) and ``total`` (a deadline for the whole call);
+- no exception, log line or repr ever contains the API key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import re
+import time
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any, cast
+
+import httpx
+
+from ._classify import classify, is_daily_quota
+from ._errors import (
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    LLMError,
+    RateLimitError,
+    StreamError,
+    TimeoutPhase,
+)
+
+__all__ = ["Timeouts", "TransportOptions", "map_stream_exception", "run_async", "run_sync"]
+
+logger = logging.getLogger("llmkit")
+
+RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Timeouts in seconds (``None``: no limit).
+
+    Attributes:
+        connect: To open the connection.
+        first_byte: From sending the request to the response head.
+        idle: Between two reads of the response body once it started.
+        total: For the whole call, retries included.
+    """
+
+    connect: float | None = 10.0
+    first_byte: float | None = 300.0
+    idle: float | None = 300.0
+    total: float | None = None
+
+    @classmethod
+    def of(cls, value: Timeouts | float | None) -> Timeouts:
+        """A Timeouts from the ``timeout`` option (a float sets every phase but ``total``)."""
+        if isinstance(value, Timeouts):
+            return value
+        if value is None:
+            return cls()
+        return cls(connect=value, first_byte=value, idle=value)
+
+
+@dataclass
+class TransportOptions:
+    """Everything the transport needs besides the request."""
+
+    timeouts: Timeouts
+    max_retries: int = 2
+    max_retry_delay: float = 60.0
+    provider: str | None = None
+    secret: str | None = None  # the API key, only ever used to redact it
+    deadline: float | None = None  # monotonic time when ``total`` runs out
+
+    def remaining(self) -> float | None:
+        """Seconds left before the total deadline."""
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+
+@dataclass
+class Send:
+    """Send ``request`` and return the response head (or the exception)."""
+
+    request: httpx.Request
+
+
+@dataclass
+class Read:
+    """Read the whole (error) body of ``response`` and close it."""
+
+    response: httpx.Response
+
+
+@dataclass
+class Sleep:
+    """Wait ``seconds`` before the next attempt."""
+
+    seconds: float
+
+
+Op = Send | Read | Sleep
+
+_KEYLIKE = re.compile(r"\b(sk-[A-Za-z0-9_*-]{2})[A-Za-z0-9_*.-]{6,}")
+
+
+def redact(text: str, secret: str | None) -> str:
+    """Remove the key (and anything that looks like an OpenAI-style key) from ``text``."""
+    if secret:
+        text = text.replace(secret, "***")
+    return _KEYLIKE.sub(r"\1***", text)
+
+
+def _min(a: float | None, b: float | None) -> float | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return min(a, b)
+
+
+def _set_timeouts(request: httpx.Request, opts: TransportOptions) -> None:
+    t = opts.timeouts
+    remaining = opts.remaining()
+    request.extensions["timeout"] = {
+        "connect": _min(t.connect, remaining),
+        "read": _min(t.first_byte, remaining),
+        "write": _min(t.first_byte, remaining),
+        "pool": _min(t.connect, remaining),
+    }
+
+
+def start_body(request: httpx.Request, opts: TransportOptions) -> None:
+    """The response head arrived: body reads now use the idle timeout (capped by what is
+    left of the total). httpcore reads this dict when the body iteration starts."""
+    timeout = request.extensions.get("timeout")
+    if isinstance(timeout, dict):
+        timeout["read"] = _min(opts.timeouts.idle, opts.remaining())
+
+
+def _backoff(attempt: int) -> float:
+    return float(min(0.5 * 2**attempt, 8.0) * (0.75 + random.random() / 2))
+
+
+def _connect_error(exc: Exception, opts: TransportOptions) -> LLMError:
+    """Translate an exception raised before the response head arrived."""
+    if isinstance(exc, LLMError):
+        return exc
+    remaining = opts.remaining()
+    if remaining is not None and remaining <= 0:
+        return APITimeoutError("The total timeout ran out", phase="total")
+    if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+        return APITimeoutError("Timed out connecting to the provider", phase="connect")
+    if isinstance(exc, httpx.TimeoutException):
+        return APITimeoutError("Timed out waiting for the response to start", phase="first_byte")
+    text = redact(f"{type(exc).__name__}: {exc}", opts.secret)
+    return APIConnectionError(f"Could not reach the provider ({text})")
+
+
+def map_stream_exception(exc: BaseException, opts: TransportOptions) -> LLMError:
+    """Translate an exception raised while reading a started stream."""
+    if isinstance(exc, LLMError):
+        return exc
+    if isinstance(exc, httpx.TimeoutException):
+        remaining = opts.remaining()
+        phase: TimeoutPhase = "total" if remaining is not None and remaining <= 0.05 else "idle"
+        return APITimeoutError(f"The stream stalled ({phase} timeout)", phase=phase)
+    text = redact(f"{type(exc).__name__}: {exc}", opts.secret)
+    return StreamError(f"The connection failed during the stream ({text})", error=None)
+
+
+def _retry_delay(
+    error: LLMError, headers: httpx.Headers | None, attempt: int, opts: TransportOptions
+) -> float | None:
+    """Seconds to wait before retrying, or None to raise ``error`` now."""
+    if attempt >= opts.max_retries:
+        return None
+    should = headers.get("x-should-retry") if headers is not None else None
+    if should == "false":
+        return None
+    if isinstance(error, APIError):
+        retryable = should == "true" or (
+            error.status in RETRY_STATUSES and not is_daily_quota(error.body)
+        )
+        if not retryable:
+            return None
+        if error.retry_after is not None:
+            if error.retry_after > opts.max_retry_delay:
+                return None  # the provider asks for more than we wait: tell the caller
+            delay = error.retry_after
+        else:
+            delay = _backoff(attempt)
+    elif isinstance(error, APITimeoutError) and error.phase == "total":
+        return None
+    elif isinstance(error, APIConnectionError):
+        delay = _backoff(attempt)
+    else:
+        return None
+    remaining = opts.remaining()
+    if remaining is not None and delay >= remaining:
+        return None
+    return delay
+
+
+def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, Any, httpx.Response]:
+    """The retry policy as a generator of I/O operations; returns the response whose head
+    says success (its body not read yet)."""
+    attempt = 0
+    while True:
+        _set_timeouts(request, opts)
+        logger.debug("POST %s (attempt %d)", request.url.copy_with(query=None), attempt + 1)
+        result = yield Send(request)
+        if isinstance(result, BaseException):
+            if not isinstance(result, Exception):
+                raise result
+            error: LLMError = _connect_error(result, opts)
+            headers = None
+        elif result.status_code < 400:
+            return cast(httpx.Response, result)
+        else:
+            body = yield Read(result)
+            error = _api_error(result, body, opts)
+            headers = result.headers
+        delay = _retry_delay(error, headers, attempt, opts)
+        if delay is None:
+            raise error
+        logger.info("Retrying in %.2fs after %s", delay, type(error).__name__)
+        attempt += 1
+        yield Sleep(delay)
+
+
+def _api_error(response: httpx.Response, body: bytes, opts: TransportOptions) -> APIError:
+    text = redact(body.decode("utf-8", "replace"), opts.secret)
+    error = classify(response.status_code, text, response.headers, provider=opts.provider)
+    error.args = (redact(str(error), opts.secret),)
+    error.message = redact(error.message, opts.secret)
+    if isinstance(error, RateLimitError) and error.retry_after is not None:
+        error.message += f" (retry after {error.retry_after:.3g}s)"
+        error.args = (error.message,)
+    return error
+
+
+def run_sync(plan: Generator[Op, Any, httpx.Response], client: httpx.Client) -> httpx.Response:
+    """Drive ``plan`` with blocking I/O."""
+    value: Any = None
+    while True:
+        try:
+            op = plan.send(value)
+        except StopIteration as stop:
+            return cast(httpx.Response, stop.value)
+        if isinstance(op, Send):
+            try:
+                value = client.send(op.request, stream=True)
+            except Exception as exc:  # translated by the plan, in one place
+                value = exc
+        elif isinstance(op, Read):
+            try:
+                value = op.response.read()
+            except httpx.HTTPError:
+                value = b""
+            finally:
+                op.response.close()
+        else:
+            time.sleep(op.seconds)
+            value = None
+
+
+async def run_async(
+    plan: Generator[Op, Any, httpx.Response], client: httpx.AsyncClient
+) -> httpx.Response:
+    """Drive ``plan`` with asyncio I/O (the same plan as :func:`run_sync`)."""
+    value: Any = None
+    while True:
+        try:
+            op = plan.send(value)
+        except StopIteration as stop:
+            return cast(httpx.Response, stop.value)
+        if isinstance(op, Send):
+            try:
+                value = await client.send(op.request, stream=True)
+            except Exception as exc:
+                value = exc
+        elif isinstance(op, Read):
+            try:
+                value = await op.response.aread()
+            except httpx.HTTPError:
+                value = b""
+            finally:
+                await op.response.aclose()
+        else:
+            await asyncio.sleep(op.seconds)
+            value = None

@@ -1,0 +1,151 @@
+"""What every request builder needs before it maps messages to its own wire shape.
+
+:func:`prepare` takes the caller's Context and returns a list of messages that is valid to send
+to the target, with a diagnostic for each change: tool-call ids normalised for the target's
+grammar by one collision-free mapping applied to calls and results alike (QUIRKS B5,
+``tool_call_id_normalized``), and a synthetic error result for every call left without one
+(QUIRKS G1, ``orphan_tool_call``). The caller's Context is never modified.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._diagnostics import Diagnostic
+from .._errors import InvalidRequestError
+from .._ids import IdTarget, id_mapper
+from .._messages import (
+    AssistantMessage,
+    Context,
+    Message,
+    TextPart,
+    ToolCall,
+    ToolResultMessage,
+    check_tool_names,
+)
+
+__all__ = ["Options", "Prepared", "prepare", "same_model"]
+
+ORPHAN_RESULT = "Error: this tool call was not executed (no result was recorded)."
+
+
+@dataclass
+class Options:
+    """Request options that shape the body (transport options live elsewhere)."""
+
+    max_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    stop: list[str] | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    parallel_tool_calls: bool | None = None
+    reasoning: str | None = None
+    response_format: Any = None
+    provider_options: dict[str, Any] | None = None
+
+
+@dataclass
+class Prepared:
+    """Messages ready for a wire mapper, plus what was changed to get there."""
+
+    messages: list[Message]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def same_model(message: AssistantMessage, provider: str, api: str, model_id: str) -> bool:
+    """Whether opaque replay data in ``message`` may be sent to this model."""
+    return (message.provider, message.api, message.model) == (provider, api, model_id)
+
+
+def check_tools(context: Context, tool_choice: str | dict[str, Any] | None) -> None:
+    """Refuse duplicate tool names and a ``tool_choice`` naming an undeclared tool."""
+    check_tool_names(context.tools, InvalidRequestError)
+    if isinstance(tool_choice, dict):
+        name = tool_choice.get("name")
+        if name not in {t.name for t in context.tools}:
+            raise InvalidRequestError(f"tool_choice names {name!r}, which is not a declared tool")
+    elif tool_choice not in (None, "auto", "none", "required"):
+        raise InvalidRequestError(
+            "tool_choice must be 'auto', 'none', 'required' or {'name': ...}, "
+            f"not {tool_choice!r}"
+        )
+
+
+def prepare(context: Context, target: IdTarget) -> Prepared:
+    """Normalise ids for ``target`` and answer orphan calls (see the module docstring)."""
+    diagnostics: list[Diagnostic] = []
+    ids: list[str] = []
+    for m in context.messages:
+        if isinstance(m, AssistantMessage):
+            ids.extend(c.id for c in m.tool_calls)
+        elif isinstance(m, ToolResultMessage):
+            ids.append(m.tool_call_id)
+    mapping = id_mapper(ids, target)
+    for old, new in mapping.items():
+        diagnostics.append(
+            Diagnostic(
+                kind="tool_call_id_normalized",
+                message=f"Tool call id rewritten for the {target} id format",
+                tool_call_id=old,
+                details={"id": new, "target": target},
+            )
+        )
+
+    out: list[Message] = []
+    pending: dict[str, ToolCall] = {}  # calls still waiting for a result
+
+    def answer_orphans() -> None:
+        for call in pending.values():
+            diagnostics.append(
+                Diagnostic(
+                    kind="orphan_tool_call",
+                    message="A tool call had no result; sent a synthetic error result",
+                    tool_call_id=call.id,
+                    details={"name": call.name},
+                )
+            )
+            out.append(
+                ToolResultMessage(
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    content=[TextPart(text=ORPHAN_RESULT)],
+                    is_error=True,
+                )
+            )
+        pending.clear()
+
+    for m in context.messages:
+        if isinstance(m, ToolResultMessage):
+            pending.pop(m.tool_call_id, None)
+            if m.tool_call_id in mapping:
+                m = m.model_copy(update={"tool_call_id": mapping[m.tool_call_id]})
+            out.append(m)
+            continue
+        answer_orphans()
+        if isinstance(m, AssistantMessage) and m.tool_calls:
+            for call in m.tool_calls:
+                pending[call.id] = call.model_copy(update={"id": mapping.get(call.id, call.id)})
+            if any(c.id in mapping for c in m.tool_calls):
+                m = m.model_copy(
+                    update={
+                        "content": [
+                            p.model_copy(update={"id": mapping[p.id]})
+                            if isinstance(p, ToolCall) and p.id in mapping
+                            else p
+                            for p in m.content
+                        ]
+                    }
+                )
+        out.append(m)
+    answer_orphans()
+    return Prepared(out, diagnostics)
+
+
+def arguments_json(call: ToolCall) -> str:
+    """The arguments text to replay: the exact text when it was strict JSON, else the
+    recovered value; never ``""`` (vLLM rejects it, QUIRKS D3)."""
+    if call.status == "complete" and call.raw_arguments.strip():
+        return call.raw_arguments
+    return json.dumps(call.arguments, ensure_ascii=False)

@@ -1,0 +1,105 @@
+"""Shared test helpers: build raw OpenAI Chat SSE bytes and replay them re-chunked."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import llmkit
+
+MODEL = llmkit.Model(provider="openai", id="gpt-4o", api="openai-chat")
+
+
+def chunk(
+    delta: dict[str, Any] | None = None,
+    *,
+    finish: str | None = None,
+    id: str = "chatcmpl-1",
+    **extra: Any,
+) -> dict[str, Any]:
+    """One chat.completion.chunk with a single choice."""
+    body: dict[str, Any] = {
+        "id": id,
+        "object": "chat.completion.chunk",
+        "created": 1700000000,
+        "model": "gpt-4o",
+        "choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish}],
+    }
+    body.update(extra)
+    return body
+
+
+def call(
+    index: int | None = None,
+    id: str | None = None,
+    name: str | None = None,
+    arguments: Any = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """One entry of ``delta.tool_calls``; keys left out when None."""
+    entry: dict[str, Any] = {}
+    if index is not None:
+        entry["index"] = index
+    if id is not None:
+        entry["id"] = id
+        entry["type"] = "function"
+    fn: dict[str, Any] = {}
+    if name is not None:
+        fn["name"] = name
+    if arguments is not None:
+        fn["arguments"] = arguments
+    if fn:
+        entry["function"] = fn
+    entry.update(extra)
+    return entry
+
+
+def tools(*entries: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    """A chunk whose delta carries these tool-call entries."""
+    return chunk({"tool_calls": list(entries)}, finish=finish)
+
+
+def sse(*events: dict[str, Any] | str, done: bool = True, newline: str = "\n") -> bytes:
+    """Frame payloads as ``data:`` events (str payloads are sent verbatim)."""
+    out = []
+    for e in events:
+        data = e if isinstance(e, str) else json.dumps(e)
+        out.append(f"data: {data}{newline}{newline}")
+    if done:
+        out.append(f"data: [DONE]{newline}{newline}")
+    return "".join(out).encode("utf-8")
+
+
+def rechunk(body: bytes, seed: int) -> list[bytes]:
+    """Split ``body`` at random offsets (inside UTF-8 sequences too)."""
+    rng = random.Random(seed)
+    out, i = [], 0
+    while i < len(body):
+        n = rng.choice((1, 1, 2, 3, 5, 8, 13, 64, 500))
+        out.append(body[i : i + n])
+        i += n
+    return out
+
+
+def replay(body: bytes, model: llmkit.Model = MODEL, seeds: int = 4) -> list[llmkit.Event]:
+    """Events for ``body``; asserts every re-chunking gives the same events and message."""
+    reference = list(llmkit.parse_stream(model, [body]))
+    ref_msg = reference[-1].message.model_dump()  # type: ignore[union-attr]
+    for seed in range(seeds):
+        events = list(llmkit.parse_stream(model, rechunk(body, seed)))
+        assert [type(e) for e in events] == [type(e) for e in reference]
+        assert events[-1].message.model_dump() == ref_msg  # type: ignore[union-attr]
+    assert isinstance(reference[-1], (llmkit.Done, llmkit.Error))
+    assert sum(isinstance(e, (llmkit.Done, llmkit.Error)) for e in reference) == 1
+    return reference
+
+
+def final(body: bytes, model: llmkit.Model = MODEL) -> llmkit.AssistantMessage:
+    """The final message for ``body`` (checked across re-chunkings)."""
+    return replay(body, model)[-1].message  # type: ignore[union-attr]
+
+
+def kinds(message: llmkit.AssistantMessage) -> list[str]:
+    """Diagnostic kinds on ``message``, in order."""
+    return [d.kind for d in message.diagnostics]
