@@ -255,11 +255,27 @@ def _usage(u: dict[str, Any]) -> Usage:
     # tokens: already llmkit's convention.
     pd = u.get("prompt_tokens_details") or {}
     cd = u.get("completion_tokens_details") or {}
+    prompt, output, reasoning = (
+        u.get("prompt_tokens"),
+        u.get("completion_tokens"),
+        cd.get("reasoning_tokens"),
+    )
+    total = u.get("total_tokens")
+    if (
+        isinstance(output, int)
+        and isinstance(reasoning, int)
+        and isinstance(prompt, int)
+        and reasoning > 0
+        and total == prompt + output + reasoning
+    ):
+        # xAI leaves reasoning out of completion_tokens (total = prompt + completion +
+        # reasoning); llmkit's output always includes it.
+        output += reasoning
     return Usage(
-        input=u.get("prompt_tokens"),
-        output=u.get("completion_tokens"),
+        input=prompt,
+        output=output,
         cache_read=pd.get("cached_tokens"),
-        reasoning=cd.get("reasoning_tokens"),
+        reasoning=reasoning,
     )
 
 
