@@ -17,7 +17,7 @@ from httpx_sse import ServerSentEvent
 from .._assembler import Assembler
 from .._classify import error_from_body
 from .._diagnostics import Diagnostic
-from .._errors import InvalidRequestError
+from .._errors import InvalidRequestError, ToolDefinitionError
 from .._messages import (
     AssistantMessage,
     Context,
@@ -174,9 +174,7 @@ def _tool(t: Any, model: Model, diags: list[Diagnostic]) -> dict[str, Any]:
                 f"Tool {t.name!r} is strict, but {model.provider}/{model.id} does not support "
                 "strict tool schemas"
             )
-        from .._schema import openai_strict_schema
-
-        fn["parameters"], rewrites = openai_strict_schema(t.parameters, t.name)
+        fn["parameters"], rewrites = _strict(t.parameters, t.name)
         diags.extend(rewrites)
         fn["strict"] = True  # only ever sent when set and supported (QUIRKS H2)
     return {"type": "function", "function": fn}
@@ -231,10 +229,17 @@ def _options(
         body["response_format"] = _response_format(opts.response_format, diags)
 
 
+def _strict(schema: dict[str, Any], name: str) -> tuple[dict[str, Any], list[Diagnostic]]:
+    from .._schema import openai_strict_schema
+
+    try:
+        return openai_strict_schema(schema, name)
+    except ToolDefinitionError as e:  # strict mode cannot express this schema
+        raise InvalidRequestError(f"{name}: {e}") from None
+
+
 def _response_format(fmt: Any, diags: list[Diagnostic]) -> dict[str, Any]:
     from pydantic import BaseModel
-
-    from .._schema import openai_strict_schema
 
     if isinstance(fmt, type) and issubclass(fmt, BaseModel):
         name, schema = fmt.__name__, fmt.model_json_schema()
@@ -242,7 +247,7 @@ def _response_format(fmt: Any, diags: list[Diagnostic]) -> dict[str, Any]:
         name, schema = str(fmt.get("title", "response")), fmt
     else:
         raise InvalidRequestError("response_format must be a pydantic model class or a JSON schema")
-    strict, rewrites = openai_strict_schema(schema, name)
+    strict, rewrites = _strict(schema, name)
     diags.extend(rewrites)
     return {"type": "json_schema", "json_schema": {"name": name, "schema": strict, "strict": True}}
 
