@@ -83,11 +83,19 @@ def test_long_line_in_many_chunks_is_joined_once() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(
-    events=st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n"), max_size=30), max_size=6),
+    events=st.lists(
+        st.text(
+            alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)),
+            max_size=30,
+        ),
+        max_size=6,
+    ),
     newline=st.sampled_from(["\n", "\r\n", "\r"]),
     cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=12),
 )
-def test_any_chunking_gives_the_same_events(events: list[str], newline: str, cuts: list[int]) -> None:
+def test_any_chunking_gives_the_same_events(
+    events: list[str], newline: str, cuts: list[int]
+) -> None:
     body = "".join(f"data: {e}{newline}{newline}" for e in events).encode()
     points = sorted({c % (len(body) + 1) for c in cuts})
     pieces = [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True)]

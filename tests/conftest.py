@@ -1,0 +1,22 @@
+"""Test-suite configuration.
+
+Hypothesis runs derandomized by default so CI is reproducible; ``HYPOTHESIS_PROFILE=long``
+explores with fresh random examples and ten times more of them (a documented long run).
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "long",
+    deadline=None,
+    max_examples=2000,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
