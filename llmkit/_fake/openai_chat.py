@@ -21,7 +21,7 @@ from typing import Any
 from .encoding import ServeContext, split_text
 from .script import FakeReply, FakeRequest, FakeToolCall
 
-__all__ = ["OpenAIChatEncoder"]
+__all__ = ["ENCODER", "OpenAIChatEncoder"]
 
 _FINGERPRINT = "fp_fake"
 
@@ -216,3 +216,7 @@ def _usage(usage: Mapping[str, int]) -> dict[str, Any]:
         out["completion_tokens_details"] = {"reasoning_tokens": usage["reasoning"]}
     # Chat Completions has no cache-write count; "cache_write" is deliberately not sent.
     return out
+
+
+ENCODER = OpenAIChatEncoder()
+"""The instance the fake server registers (see ``server._ENCODER_MODULES``)."""

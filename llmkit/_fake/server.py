@@ -12,6 +12,7 @@ with a stalled handler and cancellation tests can count disconnects without wait
 from __future__ import annotations
 
 import contextlib
+import importlib
 import itertools
 import json
 import select
@@ -26,12 +27,29 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, Union
 
 from .encoding import Rendered, ServeContext, WireEncoder, render
-from .openai_chat import OpenAIChatEncoder
 from .script import FakeError, FakeReply, FakeRequest, Responder, ScriptItem
 
 __all__ = ["ENCODERS", "Server", "plan_writes"]
 
-ENCODERS: dict[str, WireEncoder] = {e.api: e for e in (OpenAIChatEncoder(),)}
+_ENCODER_MODULES = ("openai_chat", "anthropic_messages", "openai_responses", "gemini")
+"""One module per wire API under ``llmkit._fake``, each exposing ``ENCODER``."""
+
+
+def _load_encoders() -> dict[str, WireEncoder]:
+    found: dict[str, WireEncoder] = {}
+    for name in _ENCODER_MODULES:
+        try:
+            module = importlib.import_module(f"{__package__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__package__}.{name}":
+                raise  # a real import error inside an encoder module
+            continue  # that wire's encoder is not written yet
+        encoder: WireEncoder = module.ENCODER
+        found[encoder.api] = encoder
+    return found
+
+
+ENCODERS: dict[str, WireEncoder] = _load_encoders()
 """Every wire the fake speaks, by ``Model.api``; the server routes requests across all of them."""
 
 _POLL = 0.05

@@ -11,17 +11,29 @@ Every adapter module provides the same five names (the whole plug-in point)::
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
 __all__ = ["adapter"]
 
+_MODULES = {
+    "openai-chat": "openai_chat",
+    "openai-responses": "openai_responses",
+    "anthropic-messages": "anthropic_messages",
+    "gemini": "gemini",
+}
+
 
 def adapter(api: str) -> ModuleType:
-    """The adapter module for a wire API name."""
-    if api == "openai-chat":
-        from . import openai_chat
-
-        return openai_chat
+    """The adapter module for a wire API name (imported on first use)."""
     from .._errors import InvalidRequestError
 
-    raise InvalidRequestError(f"The {api!r} wire API is not implemented yet")
+    name = _MODULES.get(api)
+    if name is None:
+        raise InvalidRequestError(f"Unknown wire API {api!r}; known: {', '.join(_MODULES)}")
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}.{name}":
+            raise
+        raise InvalidRequestError(f"The {api!r} wire API is not implemented yet") from None
