@@ -22,6 +22,7 @@ handled in its decoder; the rules that hold for all of them live here (DESIGN §
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +54,7 @@ from ._messages import (
     ToolCall,
     Usage,
 )
-from ._partial_json import PartialJSON, parse_partial
+from ._partial_json import PartialJSON
 
 if TYPE_CHECKING:
     from ._models import Model
@@ -104,6 +105,8 @@ class _Call:
         "fed",
         "id",
         "index",
+        "late",
+        "late_at",
         "missing_index",
         "name",
         "name_conflict",
@@ -114,6 +117,7 @@ class _Call:
         "snap_at",
         "snap_value",
         "started",
+        "texts",
         "wire_index",
     )
 
@@ -129,21 +133,37 @@ class _Call:
         self.missing_index = False
         self.parser = PartialJSON()
         self.fed = 0  # characters of argument text received
+        self.texts: list[str] = []  # the argument deltas, for snapshots read late
         self.replay: dict[str, Any] | None = None
         self.started = False
         self.call: ToolCall | None = None  # set once finalised
         self.snap_at = -1
         self.snap_value: Any = None
+        self.late: PartialJSON | None = None  # a second parser for snapshots read late
+        self.late_at = 0  # deltas fed to ``late``
 
-    def snapshot_at(self, pos: int) -> Any:
-        """The partial value after ``pos`` characters: incremental when read on time."""
-        if pos == self.snap_at:
+    def snapshot_at(self, k: int) -> Any:
+        """The partial value after the first ``k`` argument deltas.
+
+        Read on time (no later delta yet) it comes from the main parser. Read late — events
+        of one network read are decoded before the caller sees them, or the caller reads
+        after the stream — a second parser is fed forward to delta ``k``, so reading every
+        delta in order stays linear either way; only reading backwards starts it again.
+        """
+        if k == self.snap_at:
             return self.snap_value
-        if pos == self.fed:
+        if k == len(self.texts):
             value = self.parser.snapshot()
-        else:  # read late, after more text arrived: re-parse that prefix once
-            value = parse_partial(self.parser.raw[:pos])
-        self.snap_at, self.snap_value = pos, value
+        else:
+            late = self.late
+            if late is None or self.late_at > k:
+                late = self.late = PartialJSON()
+                self.late_at = 0
+            for text in self.texts[self.late_at : k]:
+                late.feed(text)
+            self.late_at = k
+            value = late.snapshot()
+        self.snap_at, self.snap_value = k, value
         return value
 
 
@@ -175,6 +195,7 @@ class Assembler:
         self._stop: StopReason | None = None
         self._finished = False
         self._usage: Usage | None = None
+        self._provider_data: dict[str, Any] = {}
         self._done = False
         self.out.append(Start(model.provider if model else None, model.id if model else None))
         for d in request_diagnostics or ():
@@ -280,7 +301,8 @@ class Assembler:
         if text:
             slot.parser.feed(text)
             slot.fed += len(text)
-            pos = slot.fed
+            slot.texts.append(text)
+            pos = len(slot.texts)
             self.out.append(
                 ToolCallDelta(slot.index, slot.id, slot.name, text, lambda: slot.snapshot_at(pos))
             )
@@ -336,6 +358,12 @@ class Assembler:
                 "stop_reason_unknown", f"Unknown finish reason {raw!r}", None, {"raw": raw}
             )
         self._close_blocks()
+
+    def provider_data(self, key: str, value: Any) -> None:
+        """Keep provider-specific data verbatim on ``message.provider_data[key]`` (replaces an
+        earlier value for the key)."""
+        if not self._done:
+            self._provider_data[key] = value
 
     def diagnostic(
         self,
@@ -641,6 +669,7 @@ class Assembler:
             model=m.id if m else None,
             response_id=self._response_id,
             error=error,
+            provider_data=copy.deepcopy(self._provider_data) or None,
         )
 
     def _diag(self, diagnostic: Diagnostic) -> None:
