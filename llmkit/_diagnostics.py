@@ -45,6 +45,7 @@ DiagnosticKind = Literal[
     "thinking_dropped",
     "tool_call_id_normalized",
     "orphan_tool_call",
+    "message_inserted",  # a turn the server requires was added (Mistral, QUIRKS G2)
 ]
 
 DIAGNOSTIC_KINDS: frozenset[str] = frozenset(DiagnosticKind.__args__)  # type: ignore[attr-defined]

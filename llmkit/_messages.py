@@ -173,6 +173,9 @@ class AssistantMessage(BaseModel):
         model: Model id (as requested).
         response_id: The provider's response id, when it sent one.
         error: A short description when ``stop_reason`` is ``error`` or ``aborted``.
+        provider_data: Provider-specific data kept verbatim: replayed to the same model where
+            the provider requires it (OpenRouter ``reasoning_details``), informational
+            otherwise (OpenRouter ``native_finish_reason``).
     """
 
     role: Literal["assistant"] = "assistant"
@@ -186,6 +189,7 @@ class AssistantMessage(BaseModel):
     model: str | None = None
     response_id: str | None = None
     error: str | None = None
+    provider_data: dict[str, Any] | None = None
 
     _coerce = field_validator("content", mode="before")(_text_to_parts)
 

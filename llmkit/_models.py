@@ -13,9 +13,11 @@ import functools
 import json
 from importlib import resources
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ._compat import OpenAIChatCompat
 from ._errors import UnknownModelError
 from ._messages import Usage
 
@@ -41,30 +43,6 @@ class ModelCost(BaseModel):
     output: float = 0.0
     cache_read: float = 0.0
     cache_write: float = 0.0
-
-
-class OpenAIChatCompat(BaseModel):
-    """How an OpenAI-compatible server bends the Chat Completions wire (QUIRKS.md).
-
-    Every field defaults to what api.openai.com does; profiles override what their server needs.
-    """
-
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
-
-    max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
-    """Field for the output limit. OpenAI: ``max_completion_tokens``; many local servers and
-    older proxies only know ``max_tokens``."""
-    supports_usage_in_streaming: bool = True
-    """Send ``stream_options.include_usage`` (QUIRKS J1); some servers reject the option."""
-    supports_strict: bool = True
-    """Whether ``strict`` may appear on tools at all (QUIRKS H2: Cohere, RouteLLM reject it)."""
-    supports_parallel_tool_calls: bool = True
-    """Whether ``parallel_tool_calls`` may be sent (QUIRKS H4)."""
-    supports_developer_role: bool = False
-    """Send the system prompt as ``developer`` (OpenAI reasoning models) instead of
-    ``system`` (Ollama, vLLM, SGLang need ``system``)."""
-    supports_store: bool = False
-    """Send ``store: false`` (rejected by Cerebras, xAI, DeepSeek, z.ai, LiteLLM)."""
 
 
 class Model(BaseModel):
@@ -116,10 +94,12 @@ class Model(BaseModel):
             return data
         profile = _providers().get(str(data.get("provider", "")))
         if profile is None:
+            profile = _profile_for_url(str(data.get("base_url") or ""))
+        if profile is None:
             return data
         merged = dict(data)
         for key in ("base_url", "api_key_env", "api_key_required"):
-            if key not in merged and key in profile:
+            if merged.get(key) in (None, "") and key in profile:
                 merged[key] = profile[key]
         if "compat" in profile:
             compat = merged.get("compat")
@@ -149,6 +129,31 @@ def _providers() -> dict[str, dict[str, Any]]:
     text = resources.files("llmkit").joinpath("data/providers.json").read_text("utf-8")
     data: dict[str, dict[str, Any]] = json.loads(text)["providers"]
     return data
+
+
+def _host(url: str) -> str:
+    host = urlsplit(url).netloc.lower().rpartition("@")[2]
+    for local in ("localhost", "[::1]", "0.0.0.0"):
+        if host == local or host.startswith(local + ":"):
+            return "127.0.0.1" + host[len(local) :]
+    return host
+
+
+def _profile_for_url(base_url: str) -> dict[str, Any] | None:
+    """A custom provider name on a known server's URL gets that server's profile (its compat
+    flags); a local server is recognised by its default port."""
+    host = _host(base_url)
+    if not host:
+        return None
+    for profile in _providers().values():
+        if profile.get("base_url") and _host(profile["base_url"]) == host:
+            return profile
+    return None
+
+
+def provider_names() -> list[str]:
+    """Every provider with a profile."""
+    return sorted(_providers())
 
 
 _registered: dict[tuple[str, str], Model] = {}

@@ -1,0 +1,91 @@
+"""Compat flags: how each OpenAI-compatible server bends the Chat Completions wire.
+
+Every field defaults to what api.openai.com does. Provider profiles (``data/providers.json``)
+set what their server needs, and ``Model(compat={...})`` overrides field by field. Each field
+names the servers that need it and the QUIRKS.md row it answers.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["OpenAIChatCompat"]
+
+ThinkingFormat = Literal["openai", "deepseek", "zai", "qwen", "chat_template", "openrouter", "none"]
+
+
+class OpenAIChatCompat(BaseModel):
+    """Quirk flags for ``api="openai-chat"`` servers (QUIRKS.md)."""
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True, extra="forbid")
+
+    max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
+    """Field for the output limit. OpenAI and Cerebras: ``max_completion_tokens``; DeepSeek,
+    Groq, Mistral, OpenRouter, Together, Fireworks and local servers: ``max_tokens``."""
+
+    supports_usage_in_streaming: bool = True
+    """Send ``stream_options.include_usage`` (QUIRKS J1); some servers reject the option."""
+
+    supports_strict: bool = True
+    """Whether ``strict`` may appear on tools at all. Cohere (via OpenRouter), RouteLLM and
+    older models reject the key, even ``strict: false`` (QUIRKS H2)."""
+
+    supports_parallel_tool_calls: bool = True
+    """Whether ``parallel_tool_calls`` may be sent; some reasoning models reject it (H4)."""
+
+    supports_developer_role: bool = False
+    """Send the system prompt as ``developer`` to reasoning models (OpenAI). Ollama, vLLM and
+    SGLang need ``system``."""
+
+    supports_store: bool = False
+    """Send ``store: false`` (OpenAI). Cerebras, xAI, DeepSeek, z.ai and LiteLLM reject it."""
+
+    thinking_format: ThinkingFormat = "openai"
+    """How the ``reasoning`` option is sent: ``openai`` → ``reasoning_effort``; ``deepseek`` →
+    ``thinking: {type}`` + ``reasoning_effort``; ``zai`` → ``thinking: {type}``; ``qwen`` →
+    top-level ``enable_thinking``; ``chat_template`` → ``chat_template_kwargs.enable_thinking``
+    (vLLM/SGLang/llama.cpp serving Qwen3); ``openrouter`` → ``reasoning: {effort}``; ``none`` →
+    not sendable (reported)."""
+
+    reasoning_fields: tuple[str, ...] = ("reasoning_content", "reasoning", "reasoning_text")
+    """Delta fields read as reasoning, first non-empty wins: DeepSeek and older vLLM send
+    ``reasoning_content``, Ollama, Groq and newer vLLM ``reasoning`` (QUIRKS F8)."""
+
+    reasoning_replay: Literal["never", "tool_turns", "always"] = "never"
+    """When to send an assistant turn's reasoning back: DeepSeek thinking mode and Kimi
+    require it on turns with tool calls (400 otherwise); the older ``deepseek-reasoner``
+    rejects it (QUIRKS F6)."""
+
+    reasoning_replay_field: str = "reasoning_content"
+    """The assistant-message field reasoning is replayed in."""
+
+    requires_tool_result_name: bool = False
+    """Tool messages carry the tool's ``name`` (Mistral; Gemini's compat endpoint, G4)."""
+
+    requires_assistant_after_tool_result: bool = False
+    """Insert a minimal assistant turn between a tool result and a user message: Mistral
+    answers ``Unexpected role 'user' after role 'tool'`` otherwise (QUIRKS G2)."""
+
+    empty_content_with_tool_calls: bool = False
+    """Send ``content: ""`` instead of ``null`` on assistant turns with tool calls (Groq,
+    QUIRKS G3)."""
+
+    tool_call_id_format: Literal["openai", "mistral"] = "openai"
+    """Tool-call id grammar for replayed ids: OpenAI at most 40 characters; Mistral exactly 9
+    alphanumerics (QUIRKS B5). Calls and results are mapped alike."""
+
+    replay_extra_content: bool = False
+    """Keep and replay ``tool_calls[].extra_content`` (Gemini's compat endpoint puts the thought
+    signature there and requires it back, QUIRKS F3)."""
+
+    replay_reasoning_details: bool = False
+    """Replay OpenRouter's ``reasoning_details`` verbatim on the assistant turn (QUIRKS F7)."""
+
+    auth: Literal["bearer", "azure"] = "bearer"
+    """``Authorization: Bearer`` or Azure OpenAI's ``api-key`` header with deployment URLs
+    (``{base_url}/openai/deployments/{model id}/chat/completions?api-version=...``)."""
+
+    azure_api_version: str = "2024-10-21"
+    """The ``api-version`` query parameter for Azure OpenAI."""

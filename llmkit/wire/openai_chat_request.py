@@ -1,0 +1,305 @@
+"""OpenAI Chat Completions request building (``api="openai-chat"``).
+
+Pure: a Context and options in, the URL/headers/JSON body out, plus a diagnostic for every
+change made to fit the target server. Server quirks come from ``model.compat``
+(:class:`llmkit.OpenAIChatCompat`), never from provider names in code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from .._diagnostics import Diagnostic
+from .._errors import InvalidRequestError, ToolDefinitionError
+from .._ids import IdTarget
+from .._messages import (
+    AssistantMessage,
+    Context,
+    ImagePart,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from .._models import Model
+from ._common import Options, arguments_json, check_tools, prepare, same_model
+
+__all__ = ["build", "headers", "url"]
+
+ASSISTANT_AFTER_TOOLS = "I have processed the tool results."
+DEEPSEEK_EFFORT = {"minimal": "low", "low": "low", "medium": "high", "high": "high"}
+
+
+def headers(model: Model, api_key: str | None) -> dict[str, str]:
+    """Auth headers: ``Authorization: Bearer`` (Azure: ``api-key``); none without a key."""
+    if not api_key:
+        return {}
+    if model.compat.auth == "azure":
+        return {"api-key": api_key}
+    return {"authorization": f"Bearer {api_key}"}
+
+
+def url(model: Model, base_url: str, *, stream: bool) -> str:
+    """The endpoint (Azure: the deployment URL named by the model id)."""
+    base = base_url.rstrip("/")
+    if model.compat.auth == "azure":
+        deployment = quote(model.id, safe="")
+        return (
+            f"{base}/openai/deployments/{deployment}/chat/completions"
+            f"?api-version={model.compat.azure_api_version}"
+        )
+    return base + "/chat/completions"
+
+
+class _Builder:
+    """One request being built: the body and the diagnostics of what changed."""
+
+    def __init__(self, model: Model, context: Context, opts: Options) -> None:
+        self.model = model
+        self.compat = model.compat
+        self.context = context
+        self.opts = opts
+        self.diags: list[Diagnostic] = []
+
+    def report(self, kind: Any, message: str, **details: Any) -> None:
+        self.diags.append(Diagnostic(kind=kind, message=message, details=details))
+
+    def messages(self) -> list[dict[str, Any]]:
+        target: IdTarget = "mistral" if self.compat.tool_call_id_format == "mistral" else "openai"
+        prepared = prepare(self.context, target)
+        self.diags.extend(prepared.diagnostics)
+        out: list[dict[str, Any]] = []
+        if self.context.system:
+            developer = self.compat.supports_developer_role and self.model.reasoning
+            out.append(
+                {"role": "developer" if developer else "system", "content": self.context.system}
+            )
+        images: list[dict[str, Any]] = []
+        for m in prepared.messages:
+            if not isinstance(m, ToolResultMessage):
+                if images:
+                    out.append({"role": "user", "content": images})
+                    images = []
+                if (
+                    isinstance(m, UserMessage)
+                    and self.compat.requires_assistant_after_tool_result
+                    and out
+                    and out[-1]["role"] == "tool"
+                ):
+                    # Mistral: "Unexpected role 'user' after role 'tool'" (QUIRKS G2)
+                    out.append({"role": "assistant", "content": ASSISTANT_AFTER_TOOLS})
+                    self.report("message_inserted", "Inserted an assistant turn after tool results")
+            if isinstance(m, UserMessage):
+                out.append({"role": "user", "content": self.user_content(m.content)})
+            elif isinstance(m, AssistantMessage):
+                out.append(self.assistant(m))
+            else:
+                out.append(self.tool_result(m, images))
+        if images:
+            out.append({"role": "user", "content": images})
+        return out
+
+    def user_content(self, parts: list[TextPart | ImagePart]) -> str | list[dict[str, Any]]:
+        if all(isinstance(p, TextPart) for p in parts):
+            return "".join(p.text for p in parts if isinstance(p, TextPart))
+        out: list[dict[str, Any]] = []
+        for p in parts:
+            if isinstance(p, TextPart):
+                out.append({"type": "text", "text": p.text})
+            elif "image" not in self.model.input:
+                self.report("image_omitted", f"{self.model.id} takes no images; sent a placeholder")
+                out.append({"type": "text", "text": "[image omitted: the model cannot see images]"})
+            else:
+                src = p.url if p.url is not None else f"data:{p.media_type};base64,{p.data}"
+                out.append({"type": "image_url", "image_url": {"url": src}})
+        return out
+
+    def assistant(self, m: AssistantMessage) -> dict[str, Any]:
+        model, compat = self.model, self.compat
+        mine = same_model(m, model.provider, model.api, model.id)
+        text = "".join(p.text for p in m.content if isinstance(p, TextPart))
+        calls = [p for p in m.content if isinstance(p, ToolCall)]
+        thinking = [p for p in m.content if isinstance(p, ThinkingPart)]
+        if calls and compat.empty_content_with_tool_calls:
+            content: str | None = text  # Groq: content must be a string (QUIRKS G3)
+        else:
+            content = text if text or not calls else None
+        out: dict[str, Any] = {"role": "assistant", "content": content}
+        replay = compat.reasoning_replay == "always" or (
+            compat.reasoning_replay == "tool_turns" and bool(calls)
+        )
+        if replay:
+            # DeepSeek/Kimi need reasoning back on tool-call turns (QUIRKS F6); thinking from
+            # another model is not sent as if it were this model's.
+            reasoning = "".join(p.thinking for p in thinking if not p.redacted) if mine else ""
+            out[compat.reasoning_replay_field] = reasoning
+            if thinking and not mine:
+                self.report("thinking_dropped", "Reasoning from another model was not replayed")
+        elif thinking:
+            self.report(
+                "thinking_dropped",
+                "Thinking is not replayed to this server over Chat Completions",
+                parts=len(thinking),
+            )
+        details = (m.provider_data or {}).get("reasoning_details")
+        if compat.replay_reasoning_details and mine and details:
+            out["reasoning_details"] = details  # verbatim (QUIRKS F7)
+        if calls:
+            out["tool_calls"] = [self.call(c, mine) for c in calls]
+        return out
+
+    def call(self, c: ToolCall, mine: bool) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "id": c.id,
+            "type": "function",
+            "function": {"name": c.name, "arguments": arguments_json(c)},
+        }
+        extra = (c.replay or {}).get("extra_content")
+        if extra is not None and self.compat.replay_extra_content and mine:
+            entry["extra_content"] = extra  # Gemini thought signature (QUIRKS F3)
+        return entry
+
+    def tool_result(self, m: ToolResultMessage, images: list[dict[str, Any]]) -> dict[str, Any]:
+        text = "".join(p.text for p in m.content if isinstance(p, TextPart))
+        pictures = [p for p in m.content if isinstance(p, ImagePart)]
+        if pictures:
+            # Tool messages carry text only: the images follow the run of tool messages in one
+            # user message (DESIGN §4).
+            images.append({"type": "text", "text": f"Images from tool result {m.tool_call_id}:"})
+            content = self.user_content(list(pictures))
+            if isinstance(content, list):
+                images.extend(content)
+        out: dict[str, Any] = {"role": "tool", "tool_call_id": m.tool_call_id, "content": text}
+        if self.compat.requires_tool_result_name:
+            out["name"] = m.tool_name  # Mistral, Gemini's compat endpoint (QUIRKS G4)
+        return out
+
+    def tool(self, t: Any) -> dict[str, Any]:
+        fn: dict[str, Any] = {"name": t.name, "parameters": t.parameters}
+        if t.description:
+            fn["description"] = t.description
+        if t.strict:
+            if not (self.model.strict_tools and self.compat.supports_strict):
+                raise InvalidRequestError(
+                    f"Tool {t.name!r} is strict, but {self.model.provider}/{self.model.id} does "
+                    "not support strict tool schemas"
+                )
+            fn["parameters"] = self.strict(t.parameters, t.name)
+            fn["strict"] = True  # only ever sent when set and supported (QUIRKS H2)
+        return {"type": "function", "function": fn}
+
+    def strict(self, schema: dict[str, Any], name: str) -> dict[str, Any]:
+        from .._schema import openai_strict_schema
+
+        try:
+            result, rewrites = openai_strict_schema(schema, name)
+        except ToolDefinitionError as e:  # strict mode cannot express this schema
+            raise InvalidRequestError(f"{name}: {e}") from None
+        self.diags.extend(rewrites)
+        return result
+
+    def unsupported(self, option: str, why: str) -> None:
+        self.report("option_unsupported", f"{option} was not sent: {why}", option=option)
+
+    def options(self, body: dict[str, Any]) -> None:
+        opts, compat, has_tools = self.opts, self.compat, bool(self.context.tools)
+        if opts.max_tokens is not None:
+            body[compat.max_tokens_field] = opts.max_tokens
+        if opts.temperature is not None:
+            body["temperature"] = opts.temperature
+        if opts.top_p is not None:
+            body["top_p"] = opts.top_p
+        if opts.stop:
+            body["stop"] = opts.stop
+        if opts.tool_choice is not None:
+            if not has_tools:
+                self.unsupported("tool_choice", "the request declares no tools")
+            elif isinstance(opts.tool_choice, dict):
+                name = opts.tool_choice["name"]
+                body["tool_choice"] = {"type": "function", "function": {"name": name}}
+            else:
+                body["tool_choice"] = opts.tool_choice
+        if opts.parallel_tool_calls is not None:
+            if not has_tools:
+                self.unsupported("parallel_tool_calls", "the request declares no tools")
+            elif not compat.supports_parallel_tool_calls:
+                self.unsupported("parallel_tool_calls", f"{self.model.provider} does not accept it")
+            else:
+                body["parallel_tool_calls"] = opts.parallel_tool_calls
+        if opts.reasoning is not None:
+            self.reasoning(body, opts.reasoning)
+        if opts.response_format is not None:
+            body["response_format"] = self.response_format(opts.response_format)
+        if compat.supports_store:
+            body["store"] = False  # stateless by default: nothing kept server-side
+
+    def reasoning(self, body: dict[str, Any], level: str) -> None:
+        fmt = self.compat.thinking_format
+        if not self.model.reasoning:
+            self.unsupported("reasoning", f"{self.model.id} is not a reasoning model")
+        elif fmt == "none":
+            self.unsupported("reasoning", f"{self.model.provider} has no reasoning control")
+        elif fmt == "openai":
+            if level == "off":
+                body["reasoning_effort"] = "minimal"
+                self.unsupported(
+                    "reasoning='off'", "reasoning cannot be turned off; sent 'minimal'"
+                )
+            else:
+                body["reasoning_effort"] = level
+        elif fmt == "deepseek":
+            body["thinking"] = {"type": "disabled" if level == "off" else "enabled"}
+            if level != "off":
+                body["reasoning_effort"] = DEEPSEEK_EFFORT[level]
+        elif fmt == "zai":
+            body["thinking"] = {"type": "disabled" if level == "off" else "enabled"}
+        elif fmt == "qwen":
+            body["enable_thinking"] = level != "off"
+        elif fmt == "chat_template":
+            kwargs = dict(body.get("chat_template_kwargs") or {})
+            kwargs["enable_thinking"] = level != "off"
+            body["chat_template_kwargs"] = kwargs
+        else:  # openrouter
+            body["reasoning"] = {"enabled": False} if level == "off" else {"effort": level}
+
+    def response_format(self, fmt: Any) -> dict[str, Any]:
+        from pydantic import BaseModel
+
+        if isinstance(fmt, type) and issubclass(fmt, BaseModel):
+            name, schema = fmt.__name__, fmt.model_json_schema()
+        elif isinstance(fmt, dict):
+            name, schema = str(fmt.get("title", "response")), fmt
+        else:
+            raise InvalidRequestError(
+                "response_format must be a pydantic model class or a JSON schema"
+            )
+        strict = self.strict(schema, name)
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": strict, "strict": True},
+        }
+
+
+def build(
+    model: Model, context: Context, opts: Options, *, stream: bool
+) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """The JSON body for ``context`` and the diagnostics of what had to change."""
+    if opts.reasoning not in (None, "off", "minimal", "low", "medium", "high"):
+        raise InvalidRequestError(
+            f"reasoning must be 'off', 'minimal', 'low', 'medium' or 'high', not {opts.reasoning!r}"
+        )
+    check_tools(context, opts.tool_choice)
+    b = _Builder(model, context, opts)
+    body: dict[str, Any] = {"model": model.id, "messages": b.messages()}
+    if context.tools:
+        body["tools"] = [b.tool(t) for t in context.tools]
+    b.options(body)
+    if stream:
+        body["stream"] = True
+        if model.compat.supports_usage_in_streaming:
+            body["stream_options"] = {"include_usage": True}
+    if opts.provider_options:
+        body.update(opts.provider_options)
+    return body, b.diags
