@@ -64,7 +64,7 @@ def sse(*events: dict[str, Any] | str, done: bool = True, newline: str = "\n") -
     """Frame payloads as ``data:`` events (str payloads are sent verbatim)."""
     out = []
     for e in events:
-        data = e if isinstance(e, str) else json.dumps(e)
+        data = e if isinstance(e, str) else json.dumps(e, ensure_ascii=False)
         out.append(f"data: {data}{newline}{newline}")
     if done:
         out.append(f"data: [DONE]{newline}{newline}")
