@@ -62,7 +62,7 @@ def tc(id: str, name: str = "get_weather", **kw: Any) -> llmkit.ToolCall:
     )
 
 
-# -- A. SSE framing and transport ----------------------------------------------------------
+# -- A. SSE framing and transport --
 
 
 def test_A1_emoji_split_at_every_byte_offset() -> None:
@@ -265,7 +265,7 @@ def test_B6_synthesised_ids_are_reproducible_and_differ_across_responses() -> No
     assert final(one).tool_calls[0].id == final(one).tool_calls[0].id != final(two).tool_calls[0].id
 
 
-# -- C. Index and grouping -------------------------------------------------------------------
+# -- C. Index and grouping --
 
 
 def test_C1_missing_index_uses_list_position() -> None:
@@ -311,7 +311,7 @@ def test_C5_first_tool_index_one_and_content_positions_are_llmkits_own() -> None
     assert start.index == 0 and events[-1].message.content[0].id == "toolu_1"  # type: ignore[union-attr]
 
 
-# -- D. Arguments payload ----------------------------------------------------------------------
+# -- D. Arguments payload --
 
 
 def test_D1_whole_arguments_in_one_chunk_equal_many_deltas() -> None:
@@ -424,7 +424,7 @@ def test_D7_partial_arguments_read_on_every_delta_stay_linear() -> None:
     assert large < 20 * small  # linear: ~8x; quadratic re-parsing: ~64x
 
 
-# -- E. Finish and stop reasons -----------------------------------------------------------------
+# -- E. Finish and stop reasons --
 
 
 def test_E1_stop_with_tool_calls_is_tool_use_raw_kept() -> None:
@@ -481,7 +481,7 @@ def test_E5_openrouter_native_finish_reason_is_kept() -> None:
     )
 
 
-# -- F. Reasoning and signatures -------------------------------------------------------------------
+# -- F. Reasoning and signatures --
 
 
 def test_F3_gemini_compat_extra_content_is_kept_and_replayed_to_the_same_model() -> None:
@@ -588,7 +588,7 @@ def test_F8_reasoning_field_names_and_a_configured_one() -> None:
     assert final(sse(chunk({"thoughts": "t"}), chunk(finish="stop")), custom).thinking == "t"
 
 
-# -- G. Message shape on replay ------------------------------------------------------------------
+# -- G. Message shape on replay --
 
 
 def test_G1_every_call_gets_a_result_before_the_next_turn() -> None:
@@ -648,7 +648,7 @@ def test_G4_tool_result_name_where_the_server_requires_it() -> None:
     assert "name" not in body_of(MODEL, ctx)[0]["messages"][2]
 
 
-# -- H. Tool schemas ---------------------------------------------------------------------------------
+# -- H. Tool schemas --
 
 
 def test_H1_strict_tools_are_transformed_and_reported() -> None:
@@ -698,7 +698,7 @@ def test_H4_parallel_tool_calls_only_where_accepted() -> None:
     assert "parallel_tool_calls" not in sent and found == ["option_unsupported"]
 
 
-# -- I. Rate limits, overload, retries ----------------------------------------------------------------
+# -- I. Rate limits, overload, retries --
 
 
 def test_I1_retry_after_ms_then_seconds_then_http_date() -> None:
@@ -754,7 +754,7 @@ def test_I4_openrouter_402_403_502_keep_metadata() -> None:
     )
 
 
-# -- J. Usage ---------------------------------------------------------------------------------------
+# -- J. Usage --
 
 
 def test_J1_include_usage_per_profile_and_none_not_estimated() -> None:
