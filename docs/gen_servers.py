@@ -1,0 +1,58 @@
+"""Regenerate docs/servers.md from llmkit's provider profiles (``python docs/gen_servers.py``).
+
+The table is data-driven so the docs cannot drift from what llmkit does: a test checks that
+docs/servers.md equals this script's output.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from llmkit._compat import OpenAIChatCompat
+
+HEADER = """# Supported servers and their compat flags
+
+Generated from `llmkit/data/providers.json` by `docs/gen_servers.py` — do not edit by hand.
+
+Every provider below is reachable with `llmkit.Model(provider=..., id=..., api=...)` (the
+profile fills in `base_url`, the key variable and the compat flags) or through
+`llmkit.get_model(provider, id)` for catalogued models. A custom server on a known host gets
+that host's profile; any other OpenAI-compatible server is one line:
+`llmkit.Model(provider="myserver", id="m", api="openai-chat", base_url="http://host:port/v1")`,
+with `compat={...}` to set flags field by field.
+
+| provider | base URL | key variable | key required | flags that differ from api.openai.com |
+| --- | --- | --- | --- | --- |
+"""
+
+
+def render() -> str:
+    """The Markdown text of docs/servers.md."""
+    text = resources.files("llmkit").joinpath("data/providers.json").read_text("utf-8")
+    providers = json.loads(text)["providers"]
+    defaults = OpenAIChatCompat()
+    rows = []
+    for name, profile in providers.items():
+        compat = OpenAIChatCompat.model_validate(profile.get("compat", {}))
+        changed = [
+            f"`{field}={getattr(compat, field)!r}`"
+            for field in OpenAIChatCompat.model_fields
+            if getattr(compat, field) != getattr(defaults, field)
+        ]
+        rows.append(
+            f"| {name} | {profile.get('base_url') or '(your endpoint)'} | "
+            f"{profile.get('api_key_env') or '-'} | "
+            f"{'yes' if profile.get('api_key_required', True) else 'no'} | "
+            f"{', '.join(changed) or '-'} |"
+        )
+    flags = ["", "## The flags", ""]
+    for field, info in OpenAIChatCompat.model_fields.items():
+        doc = " ".join((info.description or "").split())
+        flags.append(f"- `{field}` (default `{getattr(defaults, field)!r}`): {doc}")
+    return HEADER + "\n".join(rows) + "\n" + "\n".join(flags) + "\n"
+
+
+if __name__ == "__main__":
+    Path(__file__).with_name("servers.md").write_text(render(), encoding="utf-8")
