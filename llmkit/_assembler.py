@@ -265,6 +265,18 @@ class Assembler:
     ) -> None:
         """A tool-call delta. ``index`` is the provider's slot index (``None`` when it sent
         none: ``position`` in the delta's list is used instead, QUIRKS C1)."""
+        if not id and not name and replay is None and index is not None:
+            # Hot path: more argument text for an open, started call (most deltas).
+            slot = self._calls.get(index)
+            if (
+                slot is not None
+                and slot.started
+                and arguments.__class__ is str
+                and 0 < len(arguments) < slot.fed  # shorter: cannot be a repeated payload (D5)
+                and not self._done
+            ):
+                self._append(slot, arguments)
+                return
         if self._done:
             return
         missing_index = index is None
@@ -299,13 +311,17 @@ class Assembler:
         if not slot.started and (slot.name or text):
             self._start(slot)
         if text:
-            slot.parser.feed(text)
-            slot.fed += len(text)
-            slot.texts.append(text)
-            pos = len(slot.texts)
-            self.out.append(
-                ToolCallDelta(slot.index, slot.id, slot.name, text, lambda: slot.snapshot_at(pos))
-            )
+            self._append(slot, text)
+
+    def _append(self, slot: _Call, text: str) -> None:
+        slot.parser.feed(text)
+        slot.fed += len(text)
+        texts = slot.texts
+        texts.append(text)
+        pos = len(texts)
+        self.out.append(
+            ToolCallDelta(slot.index, slot.id, slot.name, text, lambda: slot.snapshot_at(pos))
+        )
 
     def end_text(self, key: object = 0) -> None:
         """The text part ``key`` is complete."""
@@ -532,7 +548,12 @@ class Assembler:
     def _is_duplicate_payload(self, slot: _Call, text: str) -> bool:
         """A whole payload repeated after the arguments were already complete JSON (LiteLLM's
         summary chunk, possibly double-encoded, QUIRKS D5) is reported, not appended."""
-        if not slot.fed or text.lstrip()[:1] not in ("{", '"') or not self._args_complete(slot):
+        if (
+            not slot.fed
+            or len(text) < slot.fed  # a repeated whole payload is at least as long
+            or text.lstrip()[:1] not in ("{", '"')
+            or not self._args_complete(slot)
+        ):
             return False
         try:
             candidate = json.loads(text)

@@ -114,7 +114,9 @@ class Decoder:
             asm.fail(error_from_body(chunk, provider=self._model.provider))
             self.done = True
             return
-        usage = chunk.get("usage") or (chunk.get("x_groq") or {}).get("usage")
+        usage = chunk.get("usage")
+        if usage is None and "x_groq" in chunk:
+            usage = (chunk["x_groq"] or {}).get("usage")  # Groq's own place for it
         if usage:  # any chunk may carry usage; the last one holds (QUIRKS A8, J1)
             asm.usage(_usage(usage))
         choices = chunk.get("choices")
@@ -140,32 +142,48 @@ class Decoder:
                 asm.diagnostic("event_unknown", "Choices other than the first were ignored (n > 1)")
             return
         delta = choice.get("delta") or choice.get("message") or {}
-        content = delta.get("content")
+        # One pass over the delta's keys (usually one or two) rather than a lookup per field.
+        content = reasoning = refusal = calls = details = None
+        fields = self._fields
+        for key, value in delta.items():
+            if key == "tool_calls":
+                calls = value
+            elif key == "content":
+                content = value
+            elif key == "role":
+                continue
+            elif key in fields:
+                # first non-empty in the configured order: chutes sends two (QUIRKS F8)
+                if (
+                    value
+                    and isinstance(value, str)
+                    and (reasoning is None or fields.index(key) < fields.index(reasoning[0]))
+                ):
+                    reasoning = (key, value)
+            elif key == "refusal":
+                refusal = value
+            elif key == "reasoning_details":
+                details = value
+        if reasoning is not None:
+            asm.thinking(reasoning[1])
+        if details and isinstance(details, list):
+            self._reasoning_details(details)
         if content:
             if isinstance(content, str):
                 asm.text(content)
             elif isinstance(content, list):
                 self._content_parts(content)
-        for name in self._fields:  # first non-empty wins: chutes sends two (QUIRKS F8)
-            value = delta.get(name)
-            if value and isinstance(value, str):
-                asm.thinking(value)
-                break
-        details = delta.get("reasoning_details")
-        if details and isinstance(details, list):
-            self._reasoning_details(details)
-        refusal = delta.get("refusal")
         if refusal:
             self._refusal = True
             asm.text(refusal)
-        calls = delta.get("tool_calls")
         if calls:
+            tool_call = asm.tool_call
             for position, tc in enumerate(calls):
                 if not isinstance(tc, dict):
                     continue
                 fn = tc.get("function") or {}
                 extra = tc.get("extra_content")
-                asm.tool_call(
+                tool_call(
                     tc.get("index", position if whole else None),
                     tc.get("id") or fn.get("id"),  # llama.cpp put the id in function (D4)
                     fn.get("name"),
@@ -173,6 +191,10 @@ class Decoder:
                     position=position,
                     replay={"extra_content": extra} if extra else None,  # QUIRKS F3
                 )
+        self._choice_end(choice)
+
+    def _choice_end(self, choice: dict[str, Any]) -> None:
+        asm = self._asm
         if choice.get("usage"):  # Moonshot reports usage inside the choice
             asm.usage(_usage(choice["usage"]))
         native = choice.get("native_finish_reason")
