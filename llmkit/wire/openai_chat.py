@@ -250,6 +250,13 @@ class Decoder:
                 "An SSE event that is not a JSON object was skipped",
                 excerpt=data[:80],
             )
+        elif self._malformed == MAX_MALFORMED + 1:
+            # Bounded: a server spewing garbage must not grow the message without end.
+            self._asm.diagnostic(
+                "event_malformed",
+                f"More than {MAX_MALFORMED} malformed events: further ones are skipped unreported",
+                suppressed=True,
+            )
 
 
 def decode_response(asm: Assembler, model: Model, body: Any, seed: str) -> None:
