@@ -1,0 +1,214 @@
+"""The model catalogue (``llmkit/data/models.json``): shape, consistency, lookups, laziness."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import typing
+from importlib import resources
+from typing import Any
+
+import pytest
+
+import llmkit
+from llmkit import _models
+
+PROVIDERS = {
+    "openai", "anthropic", "google", "deepseek", "groq", "mistral", "openrouter", "xai",
+    "together", "fireworks", "cerebras", "azure-openai", "gemini-openai",
+    "ollama", "vllm", "llamacpp", "lmstudio",
+}  # fmt: skip
+LOCAL = {"ollama", "vllm", "llamacpp", "lmstudio"}
+PER_RESOURCE = {"azure-openai"}  # base URL is the user's own resource, not in the profile
+REQUIRED = {
+    "provider", "id", "api", "input", "reasoning", "strict_tools",
+    "context_window", "max_output_tokens", "cost",
+}  # fmt: skip
+ONE_PER_PROVIDER = {
+    "openai": "gpt-6.1-terra",
+    "anthropic": "claude-sonnet-5-5",
+    "google": "gemini-3.8-flash",
+    "deepseek": "deepseek-flash",
+    "groq": "openai/gpt-oss-120b",
+    "mistral": "mistral-medium-3.5",
+    "openrouter": "anthropic/claude-sonnet-5.5",
+    "xai": "grok-4.7",
+    "together": "deepseek-ai/DeepSeek-V4.1-Flash",
+    "fireworks": "accounts/fireworks/models/glm-5p3",
+    "cerebras": "gpt-oss-120b",
+    "azure-openai": "gpt-4.1",
+    "gemini-openai": "gemini-3.8-flash",
+    "ollama": "qwen3:8b",
+    "vllm": "Qwen/Qwen3-8B",
+    "llamacpp": "ggml-org/gpt-oss-20b-GGUF",
+    "lmstudio": "openai/gpt-oss-20b",
+}
+
+
+def _raw() -> dict[str, Any]:
+    text = resources.files("llmkit").joinpath("data/models.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+RAW = _raw()
+ENTRIES: list[dict[str, Any]] = RAW["models"]
+
+
+def _name(entry: dict[str, Any]) -> str:
+    return f"{entry['provider']}/{entry['id']}"
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_name)
+def test_entry_validates_as_model(entry: dict[str, Any]) -> None:
+    model = llmkit.Model.model_validate(entry)
+    assert (model.provider, model.id) == (entry["provider"], entry["id"])
+    assert set(entry) >= REQUIRED, f"missing {REQUIRED - set(entry)}"
+    assert set(entry["cost"]) <= {"input", "output", "cache_read", "cache_write"}
+
+
+def test_provider_id_pairs_are_unique() -> None:
+    pairs = [(e["provider"], e["id"]) for e in ENTRIES]
+    dupes = {p for p in pairs if pairs.count(p) > 1}
+    assert not dupes
+    assert len(_models._catalogue()) == len(ENTRIES)
+
+
+def test_sorted_by_provider_then_id() -> None:
+    pairs = [(e["provider"], e["id"]) for e in ENTRIES]
+    assert pairs == sorted(pairs)
+
+
+def test_api_values_are_valid() -> None:
+    valid = set(typing.get_args(llmkit.Api))
+    assert valid == {"openai-chat", "openai-responses", "anthropic-messages", "gemini"}
+    assert {e["api"] for e in ENTRIES} <= valid
+    for e in ENTRIES:
+        if e["provider"] == "anthropic":
+            assert e["api"] == "anthropic-messages", _name(e)
+        elif e["provider"] == "google":
+            assert e["api"] == "gemini", _name(e)
+        elif e["provider"] in {"openai", "azure-openai"}:
+            assert e["api"] in {"openai-chat", "openai-responses"}, _name(e)
+        else:
+            assert e["api"] == "openai-chat", _name(e)
+
+
+def test_every_listed_provider_is_present() -> None:
+    present = {e["provider"] for e in ENTRIES}
+    assert present == PROVIDERS
+    assert set(RAW["_sources"]) == PROVIDERS
+    assert all(RAW["_sources"][p] for p in PROVIDERS)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_name)
+def test_numbers_are_sane(entry: dict[str, Any]) -> None:
+    ctx, out = entry["context_window"], entry["max_output_tokens"]
+    assert isinstance(ctx, int) and ctx > 0
+    assert isinstance(out, int) and out > 0
+    assert out <= ctx
+    assert entry["input"] in (["text"], ["text", "image"])
+    assert isinstance(entry["reasoning"], bool) and isinstance(entry["strict_tools"], bool)
+    cost = entry["cost"]
+    assert all(isinstance(v, (int, float)) and v >= 0 for v in cost.values())
+    if entry["provider"] in LOCAL:
+        assert not any(cost.values()), "local servers cost nothing"
+    else:
+        assert cost["input"] > 0 and cost["output"] > 0
+        assert cost["output"] >= cost["input"]
+    if "cache_read" in cost:
+        assert 0 < cost["cache_read"] <= cost["input"]
+    if "cache_write" in cost:
+        assert cost["cache_write"] >= cost["input"]
+
+
+def test_anthropic_cache_writes_are_one_and_a_quarter_times_input() -> None:
+    for e in ENTRIES:
+        if e["provider"] == "anthropic":
+            c = e["cost"]
+            assert c["cache_write"] == pytest.approx(1.25 * c["input"]), _name(e)
+            assert c["cache_read"] < c["input"], _name(e)
+
+
+def test_strict_tools_only_where_documented() -> None:
+    for e in ENTRIES:
+        expected = e["provider"] in {"openai", "azure-openai", "anthropic"}
+        assert e["strict_tools"] is expected, _name(e)
+
+
+@pytest.mark.parametrize("provider", sorted(PROVIDERS))
+def test_every_provider_has_a_profile(provider: str) -> None:
+    profile = _models._providers().get(provider)
+    assert profile is not None, f"no profile for {provider} in providers.json"
+    model = llmkit.Model(provider=provider, id="x", api="openai-chat")
+    if provider in PER_RESOURCE:
+        assert model.api_key_env
+    else:
+        assert model.base_url, f"{provider} profile has no base_url"
+    if provider in LOCAL:
+        assert model.api_key_required is False
+    else:
+        assert model.api_key_env
+
+
+def test_gemini_openai_profile_points_at_googles_openai_endpoint() -> None:
+    model = llmkit.get_model("gemini-openai", "gemini-3.8-flash")
+    assert model.base_url == "https://generativelanguage.googleapis.com/v1beta/openai"
+    assert model.api_key_env == "GEMINI_API_KEY"
+
+
+@pytest.mark.parametrize(("provider", "model_id"), sorted(ONE_PER_PROVIDER.items()))
+def test_get_model_one_per_provider(provider: str, model_id: str) -> None:
+    model = llmkit.get_model(provider, model_id)
+    assert (model.provider, model.id) == (provider, model_id)
+    assert model in llmkit.models(provider)
+
+
+def test_get_model_deepseek_v4_flash_from_the_issue() -> None:
+    model = llmkit.get_model("deepseek", "deepseek-v4-flash")
+    assert model.api == "openai-chat"
+    assert model.base_url.startswith("https://api.deepseek.com")
+    assert model.api_key_env == "DEEPSEEK_API_KEY"
+    assert model.cost.input > 0 and model.context_window and model.max_output_tokens
+
+
+def test_models_filters_by_provider() -> None:
+    anthropic = llmkit.models("anthropic")
+    assert anthropic and all(m.provider == "anthropic" for m in anthropic)
+    assert {m.id for m in anthropic} == {e["id"] for e in ENTRIES if e["provider"] == "anthropic"}
+    assert len(llmkit.models()) >= len(ENTRIES)
+
+
+@pytest.mark.parametrize(
+    ("provider", "typo", "expected"),
+    [
+        ("anthropic", "claude-sonet-5-5", "anthropic/claude-sonnet-5-5"),
+        ("deepseek", "deepseek-v4-flesh", "deepseek/deepseek-v4-flash"),
+        ("google", "gemini-3.8-flsh", "google/gemini-3.8-flash"),
+    ],
+)
+def test_unknown_model_suggests_near_misses(provider: str, typo: str, expected: str) -> None:
+    with pytest.raises(llmkit.UnknownModelError) as info:
+        llmkit.get_model(provider, typo)
+    assert expected in info.value.suggestions
+    assert expected in str(info.value)
+
+
+def test_unknown_model_with_known_id_suggests_other_providers() -> None:
+    with pytest.raises(llmkit.UnknownModelError) as info:
+        llmkit.get_model("no-such-provider", "gpt-6.1-terra")
+    assert "openai/gpt-6.1-terra" in info.value.suggestions
+
+
+def test_catalogue_is_not_loaded_at_import() -> None:
+    code = (
+        "import llmkit, llmkit._models as m\n"
+        "assert m._catalogue.cache_info().currsize == 0, 'loaded at import'\n"
+        "llmkit.get_model('anthropic', 'claude-sonnet-5-5')\n"
+        "assert m._catalogue.cache_info().currsize == 1\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
