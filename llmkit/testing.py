@@ -9,7 +9,9 @@ transport cannot: chunking at arbitrary byte offsets, slow and stalled streams, 
 connections, and client cancellation (``disconnects``).
 
 Wire APIs served: ``openai-chat`` (``POST {base_url}/chat/completions``, streamed when the body
-says ``"stream": true``). A tool loop under test, in a few lines::
+says ``"stream": true``). On ``openai-chat`` the fake can also stream like another
+OpenAI-compatible server, quirks included: ``FakeProvider(replies, emulate="ollama")`` (see
+:data:`EMULATED_SERVERS`). A tool loop under test, in a few lines::
 
     from llmkit.testing import FakeProvider, FakeReply, FakeToolCall
 
@@ -28,13 +30,69 @@ from collections.abc import Iterable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ._fake.encoding import WireEncoder
+from ._fake.openai_chat import OpenAIChatEncoder
 from ._fake.script import FakeError, FakeReply, FakeRequest, FakeToolCall, Responder, ScriptItem
 from ._fake.server import ENCODERS, Server
+from ._fake.servers import PROFILES, profile
 
 if TYPE_CHECKING:
     from ._models import Api, Model
 
-__all__ = ["FakeError", "FakeProvider", "FakeReply", "FakeRequest", "FakeToolCall", "Responder"]
+__all__ = [
+    "EMULATED_SERVERS",
+    "FakeError",
+    "FakeProvider",
+    "FakeReply",
+    "FakeRequest",
+    "FakeToolCall",
+    "Responder",
+]
+
+EMULATED_SERVERS: tuple[str, ...] = tuple(PROFILES)
+"""The servers ``FakeProvider(emulate=...)`` can imitate on ``openai-chat``. Each reproduces
+its server's streaming quirks (ids are QUIRKS.md rows):
+
+- ``"openai"``: api.openai.com, well-behaved (the default);
+- ``"vllm"``: ``id``/``type``/``name`` repeated on every tool-call delta (B1);
+  ``finish_reason: "stop"`` with tool calls when ``tool_choice`` names a function (E1);
+  reasoning in ``delta.reasoning`` (and ``reasoning_content``, F8); usage only on request (J1);
+- ``"ollama"``: each call whole in one chunk, all at ``index: 0`` with new ids (C2, D1);
+  ``finish_reason: "stop"`` with tool calls (E1); reasoning in ``delta.reasoning`` (F8);
+- ``"llamacpp"`` (before PR #13800): ``function.name`` on every delta, the id inside
+  ``function`` (D4); mapping arguments sent as a JSON object (D2); ``reasoning_content``;
+- ``"mistral"``: every call whole in one delta, no ``index`` (C1, C4), 9-character ids (B5);
+  usage always, on the finish chunk; reasoning as magistral ``thinking`` content parts;
+- ``"groq"``: each call whole in one chunk (D1); usage in ``x_groq.usage`` and ``usage`` of
+  the finish chunk, always (plus a ``choices: []`` chunk on request); ``delta.reasoning``;
+  in-stream errors as ``event: error``;
+- ``"deepseek"``: ``reasoning_content`` deltas before content (F6); usage on the finish chunk
+  with ``prompt_cache_hit_tokens``/``prompt_cache_miss_tokens``;
+- ``"openrouter"``: ``: OPENROUTER PROCESSING`` comments first (A3); ``delta.reasoning`` plus
+  ``reasoning_details`` (F7); ``native_finish_reason`` (E5); usage always, in a repeated finish
+  chunk; in-stream errors as a chunk with ``error`` and ``finish_reason: "error"`` (A7);
+- ``"gemini-openai"``: ``id: ""`` (B2) and no ``index`` (C1) on tool calls, every call in one
+  delta with ``extra_content.google.thought_signature`` on the first (F3); ``finish_reason:
+  "stop"`` with tool calls (E1); no reasoning text;
+- ``"azure"``: a first chunk with ``choices: []``, empty ``id``/``model`` and
+  ``prompt_filter_results``, and ``content_filter_results`` on every choice (A8).
+
+Emulation shapes streamed responses; non-streamed bodies and HTTP errors keep OpenAI's shape.
+"""
+
+
+class _EmulatingServer(Server):
+    """A :class:`Server` whose ``openai-chat`` requests go to an emulating encoder instead of
+    the shared default one (other wires still route through ``ENCODERS``)."""
+
+    def __init__(self, *args: Any, encoder: WireEncoder, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.encoder = encoder
+
+    def route(self, method: str, path: str) -> WireEncoder | None:
+        """The encoder for ``method`` on ``path``, the emulating one for its own wire."""
+        found = super().route(method, path)
+        return self.encoder if found is ENCODERS.get(self.encoder.api) else found
 
 
 class FakeProvider:
@@ -56,9 +114,13 @@ class FakeProvider:
         api_key: The key clients must send.
         require_key: Check the key on every request.
         host: The interface to bind.
+        emulate: Stream like this OpenAI-compatible server, with its real wire quirks: one of
+            :data:`EMULATED_SERVERS` (``"vllm"``, ``"ollama"``, ...). ``None`` (or
+            ``"openai"``) is api.openai.com's own behaviour. ``openai-chat`` only.
 
     Raises:
-        ValueError: ``api`` is not a wire API the fake speaks.
+        ValueError: ``api`` is not a wire API the fake speaks, or ``emulate`` names a server
+            that is not emulated or is given with another ``api``.
     """
 
     def __init__(
@@ -69,13 +131,23 @@ class FakeProvider:
         api_key: str = "fake-key",
         require_key: bool = True,
         host: str = "127.0.0.1",
+        emulate: str | None = None,
     ) -> None:
+        if emulate is not None and api != "openai-chat":
+            raise ValueError(f"emulate= is for api='openai-chat' only, not {api!r}")
         if api not in ENCODERS:
             raise ValueError(f"FakeProvider speaks {sorted(ENCODERS)}, not {api!r}")
         self._api = api
         self._host = host
         self._port: int | None = None
-        self._server = Server(replies, api=api, api_key=api_key, require_key=require_key)
+        self._emulate = emulate
+        if emulate is None:
+            self._server = Server(replies, api=api, api_key=api_key, require_key=require_key)
+            return
+        encoder = OpenAIChatEncoder(profile(emulate))  # ValueError for an unknown name
+        self._server = _EmulatingServer(
+            replies, api=api, api_key=api_key, require_key=require_key, encoder=encoder
+        )
 
     def start(self) -> FakeProvider:
         """Bind a free port and start serving.
@@ -113,6 +185,11 @@ class FakeProvider:
     def api(self) -> Api:
         """The wire API served, e.g. ``"openai-chat"``."""
         return self._api
+
+    @property
+    def emulate(self) -> str | None:
+        """The emulated server's name, e.g. ``"ollama"``; ``None`` for the default."""
+        return self._emulate
 
     @property
     def api_key(self) -> str:

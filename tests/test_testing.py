@@ -573,7 +573,7 @@ def test_lifecycle_and_script_validation() -> None:
     fake.close()
     fake.close()
     with pytest.raises(ValueError, match="openai-chat"):
-        FakeProvider(api="gemini")
+        FakeProvider(api="no-such-wire")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown usage keys"):
         FakeReply(usage={"prompt_tokens": 1})
     with pytest.raises(ValueError, match="delta_size"):

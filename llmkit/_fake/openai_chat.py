@@ -10,16 +10,24 @@ recordings, charmbracelet-fantasy and mirascope cassettes for non-streamed and e
   ``choices: []``; then ``data: [DONE]``;
 - non-streamed: a ``chat.completion`` object pretty-printed with two-space indents;
 - errors: ``{"error": {message, type, param, code}}`` pretty-printed with four-space indents.
+
+An encoder can also *emulate* another OpenAI-compatible server: its streams then follow a
+:class:`~llmkit._fake.servers.ServerProfile` (vLLM, Ollama, llama.cpp, Mistral, Groq, DeepSeek,
+OpenRouter, Gemini's compat endpoint, Azure), reproducing that server's wire quirks. The
+default profile, ``openai``, gives exactly the bytes described above. Emulation shapes
+streamed responses only: non-streamed bodies and HTTP errors keep OpenAI's shape.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from .encoding import ServeContext, split_text
 from .script import FakeReply, FakeRequest, FakeToolCall
+from .servers import OPENAI, ServerProfile
 
 __all__ = ["ENCODER", "OpenAIChatEncoder"]
 
@@ -27,11 +35,18 @@ _FINGERPRINT = "fp_fake"
 
 
 class OpenAIChatEncoder:
-    """Encodes scripted replies as the OpenAI Chat Completions API does (``openai-chat``)."""
+    """Encodes scripted replies as the OpenAI Chat Completions API does (``openai-chat``).
+
+    Args:
+        profile: The server whose streaming quirks to reproduce; OpenAI's own by default.
+    """
 
     api = "openai-chat"
     base_path = "/v1"
     _path = "/v1/chat/completions"
+
+    def __init__(self, profile: ServerProfile = OPENAI) -> None:
+        self.profile = profile
 
     def handles(self, method: str, path: str) -> bool:
         """Whether the request is a Chat Completions call."""
@@ -56,9 +71,9 @@ class OpenAIChatEncoder:
         return request.body.get("stream") is True
 
     def headers(self, ctx: ServeContext, *, stream: bool, error: bool) -> list[tuple[str, str]]:
-        """Content type as api.openai.com sends it, and an ``x-request-id``."""
+        """Content type as the server sends it, and an ``x-request-id``."""
         if stream:
-            content_type = "text/event-stream; charset=utf-8"
+            content_type = self.profile.stream_content_type
         elif error:
             content_type = "application/json; charset=utf-8"
         else:
@@ -68,45 +83,8 @@ class OpenAIChatEncoder:
     def stream_events(
         self, reply: FakeReply, request: FakeRequest, ctx: ServeContext
     ) -> list[bytes]:
-        """The ``chat.completion.chunk`` events for ``reply``."""
-        head: dict[str, Any] = {
-            "id": f"chatcmpl-fake{ctx.number}",
-            "object": "chat.completion.chunk",
-            "created": ctx.created,
-            "model": _model(request),
-            "system_fingerprint": _FINGERPRINT,
-        }
-
-        def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
-            choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
-            return self.frame({**head, "choices": [choice]})
-
-        # The real first chunk carries only the role: `"content": "", "refusal": null` before
-        # text, a bare `"content": null` when the reply is only tool calls (openai-python and
-        # fantasy recordings alike).
-        if reply.tool_calls and reply.text is None:
-            role: dict[str, Any] = {"role": "assistant", "content": None}
-        else:
-            role = {"role": "assistant", "content": "", "refusal": None}
-        events = [chunk(role)]
-        size = reply.delta_size
-        events += [chunk({"reasoning_content": p}) for p in split_text(reply.thinking or "", size)]
-        events += [chunk({"content": p}) for p in split_text(reply.text or "", size)]
-        for index, (call, call_id) in enumerate(_with_ids(reply, ctx)):
-            function = {"name": call.name, "arguments": ""}
-            first = {"index": index, "id": call_id, "type": "function", "function": function}
-            events.append(chunk({"tool_calls": [first]}))
-            for piece in split_text(_arguments(call), size):
-                delta = {"index": index, "function": {"arguments": piece}}
-                events.append(chunk({"tool_calls": [delta]}))
-        events.append(chunk({}, _finish_reason(reply)))
-        options = request.body.get("stream_options")
-        # Usage is sent only on request (QUIRKS J1), in a chunk with empty choices (QUIRKS A8).
-        if reply.usage is not None and isinstance(options, dict) and options.get("include_usage"):
-            events.append(self.frame({**head, "choices": [], "usage": _usage(reply.usage)}))
-        if not reply.omit_done:
-            events.append(self.frame("[DONE]"))
-        return events
+        """The ``chat.completion.chunk`` events for ``reply``, shaped by the profile."""
+        return _Stream(self, reply, request, ctx).events()
 
     def json_body(self, reply: FakeReply, request: FakeRequest, ctx: ServeContext) -> bytes:
         """The ``chat.completion`` object for ``reply``."""
@@ -120,7 +98,7 @@ class OpenAIChatEncoder:
                     "type": "function",
                     "function": {"name": call.name, "arguments": _arguments(call)},
                 }
-                for call, call_id in _with_ids(reply, ctx)
+                for call, call_id in _with_ids(reply, ctx, OPENAI)
             ]
         message["refusal"] = None
         message["annotations"] = []
@@ -138,7 +116,7 @@ class OpenAIChatEncoder:
             "choices": [choice],
         }
         if reply.usage is not None:
-            body["usage"] = _usage(reply.usage)
+            body["usage"] = OPENAI.usage_fields(reply.usage)
         body["service_tier"] = "default"
         body["system_fingerprint"] = _FINGERPRINT
         return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode()
@@ -147,7 +125,9 @@ class OpenAIChatEncoder:
         """``data: <payload>`` and a blank line; mappings as compact JSON, like OpenAI."""
         if not isinstance(payload, str):
             # Raw UTF-8, not \\u escapes, so multi-byte characters can straddle TCP reads.
-            payload = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+            payload = json.dumps(
+                payload, separators=(",", ":"), ensure_ascii=False, sort_keys=self.profile.sort_keys
+            )
         return b"data: " + payload.encode() + b"\n\n"
 
     def error_body(self, status: int, message: str) -> bytes:
@@ -159,13 +139,243 @@ class OpenAIChatEncoder:
         return _error(message, "invalid_request_error", None)
 
     def error_event(self, body: Mapping[str, Any] | str | bytes | None) -> bytes:
-        """An in-stream error as OpenAI sends it: ``data: {"error": {...}}`` (QUIRKS A5)."""
+        """An in-stream error: ``data: {"error": {...}}`` as OpenAI sends it (QUIRKS A5), or
+        OpenRouter's chunk with ``error`` and ``finish_reason: "error"`` (QUIRKS A7).
+
+        ``bytes`` are written verbatim and a ``str`` is framed verbatim. For OpenRouter, a
+        mapping with an ``"error"`` key has that error wrapped in OpenRouter's chunk.
+        """
         if isinstance(body, bytes):
             return body
+        profile = self.profile
         if body is None:
             message = "The server had an error while processing your request. Sorry about that!"
             body = {"error": _error_object(message, "server_error", None)}
-        return self.frame(body)
+            if profile.error_style == "openrouter":
+                body = {"error": {"code": "server_error", "message": "Provider disconnected"}}
+        if profile.error_style == "openrouter" and isinstance(body, Mapping) and "error" in body:
+            # OpenRouter's mid-stream error (openrouter.ai/docs/api-reference/errors): HTTP 200
+            # and a chunk whose only choice ends with finish_reason "error". The encoder is not
+            # told which response this is, hence the placeholder id and model.
+            choice: dict[str, Any] = {"index": 0, "delta": {"content": ""}}
+            choice.update(finish_reason="error", native_finish_reason="error")
+            body = {
+                "id": "gen-error",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": "fake-model",
+                **profile.head_extra,
+                "error": body["error"],
+                "choices": [choice],
+            }
+        event = self.frame(body)
+        if profile.error_event_name:  # Groq names its error events (corpus: pydantic-ai)
+            event = f"event: {profile.error_event_name}\n".encode() + event
+        return event
+
+
+@dataclass
+class _Chunk:
+    """One chunk before framing: its delta (``None`` for a usage-only chunk with empty
+    choices), finish reason and extra top-level keys. Kept unframed until the end so the
+    finish reason and usage can still be attached to the last content chunk."""
+
+    delta: dict[str, Any] | None
+    finish: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class _Stream:
+    """The chunks of one streamed reply under one server profile."""
+
+    def __init__(
+        self, encoder: OpenAIChatEncoder, reply: FakeReply, request: FakeRequest, ctx: ServeContext
+    ) -> None:
+        self.encoder = encoder
+        self.p = encoder.profile
+        self.reply = reply
+        self.request = request
+        self.ctx = ctx
+        self.chunks: list[_Chunk] = []
+
+    def events(self) -> list[bytes]:
+        """Every event of the response: preamble, chunks, ``[DONE]``."""
+        p, reply = self.p, self.reply
+        role = p.role_delta_tool_only if reply.tool_calls and reply.text is None else p.role_delta
+        if role is not None:
+            self._add({**role})
+        if p.x_groq and self.chunks:  # Groq's request id and sampling seed, on the role chunk
+            seed = 690443319 + self.ctx.number
+            self.chunks[0].extra["x_groq"] = {"id": p.request_id(self.ctx.number), "seed": seed}
+        self._reasoning()
+        for piece in split_text(reply.text or "", reply.delta_size):
+            if p.content_parts and reply.thinking:  # magistral: text as parts after thinking
+                self._add({"content": [{"type": "text", "text": piece}], **p.text_extra})
+            else:
+                self._add({"content": piece, **p.text_extra})
+        self._tool_calls()
+        self._finish()
+        self._usage()
+        frame = self.encoder.frame
+        events = [e if isinstance(e, bytes) else frame(e) for e in p.preamble]  # A3, A8
+        events += [frame(self._chunk(c)) for c in self.chunks]
+        if not reply.omit_done:
+            events.append(frame("[DONE]"))
+        return events
+
+    def _add(self, delta: dict[str, Any]) -> None:
+        self.chunks.append(_Chunk(delta))
+
+    def _reasoning(self) -> None:
+        p, reply = self.p, self.reply
+        pieces = split_text(reply.thinking or "", reply.delta_size)
+        if p.content_parts:  # Mistral magistral: thinking as a typed content part
+            for piece in pieces:
+                thinking = [{"type": "thinking", "thinking": [{"type": "text", "text": piece}]}]
+                self._add({"content": thinking})
+            return
+        # An empty reasoning_fields means this server does not stream reasoning text.
+        for piece in pieces if p.reasoning_fields else []:
+            delta: dict[str, Any] = {**p.reasoning_extra}
+            for name in p.reasoning_fields:  # F8: every name this server uses, same text
+                delta[name] = piece
+            if p.reasoning_details_format:  # F7: OpenRouter mirrors it in reasoning_details
+                fmt = p.reasoning_details_format
+                detail = {"type": "reasoning.text", "text": piece, "format": fmt, "index": 0}
+                delta["reasoning_details"] = [detail]
+            self._add(delta)
+        if pieces and p.reasoning_fields and p.reasoning_details_format:
+            # The block closes with its signature, alone in a last reasoning detail (F7).
+            signature: dict[str, Any] = {
+                "type": "reasoning.text",
+                "signature": p.signature_detail(self.ctx.number),
+                "format": p.reasoning_details_format,
+                "index": 0,
+            }
+            self._add({**p.reasoning_extra, "reasoning_details": [signature]})
+
+    def _tool_calls(self) -> None:
+        p, reply = self.p, self.reply
+        calls = _with_ids(reply, self.ctx, p)
+        if calls and p.tool_layout == "together":  # every call whole in one delta list (C4)
+            entries = [
+                self._entry(index, call, call_id, _whole_arguments(p, call), first=True)
+                for index, (call, call_id) in enumerate(calls)
+            ]
+            self._add({**p.tool_extra, "tool_calls": entries})
+            return
+        for index, (call, call_id) in enumerate(calls):
+            if p.tool_layout == "whole" or (p.object_arguments and _is_object(call)):
+                # D1: the call whole in one chunk; D2: an object cannot be cut into pieces.
+                entry = self._entry(index, call, call_id, _whole_arguments(p, call), first=True)
+                self._add({**p.tool_extra, "tool_calls": [entry]})
+                continue
+            pieces = split_text(_arguments(call), reply.delta_size)
+            if p.empty_first_arguments:
+                pieces.insert(0, "")
+            elif not pieces:
+                pieces = [""]
+            for n, piece in enumerate(pieces):
+                entry = self._entry(index, call, call_id, piece, first=n == 0)
+                self._add({**p.tool_extra, "tool_calls": [entry]})
+
+    def _entry(
+        self, index: int, call: FakeToolCall, call_id: str, arguments: Any, *, first: bool
+    ) -> dict[str, Any]:
+        """One ``tool_calls[]`` entry: the identity on the first delta of a call (on every
+        delta with B1/D4), then the arguments."""
+        p = self.p
+        entry: dict[str, Any] = {}
+        if p.tool_index == "position":
+            entry["index"] = index
+        elif p.tool_index == "zero":  # C2: Ollama puts every call at index 0
+            entry["index"] = 0
+        function: dict[str, Any] = {}
+        if p.llamacpp_legacy:  # D4: name on every delta, the id inside function on the first
+            function["name"] = call.name
+            if first:
+                function["id"] = call_id
+        elif first or p.repeat_identity:  # B1: vLLM repeats id, type and name
+            entry["id"] = "" if p.empty_ids else call_id  # B2: Gemini's ids are empty
+            if p.tool_type:
+                entry["type"] = "function"
+            function["name"] = call.name
+        function["arguments"] = arguments
+        entry["function"] = function
+        if first and index == 0 and p.thought_signature:  # F3: Gemini signs the first call
+            signature = p.thought_signature_for(call_id)
+            entry["extra_content"] = {"google": {"thought_signature": signature}}
+        return entry
+
+    def _finish(self) -> None:
+        p, reply = self.p, self.reply
+        reason = _finish_reason(reply)
+        if reply.finish_reason is None and reply.tool_calls and self._stop_with_tools():
+            reason = "stop"  # E1
+        merge = p.finish_merge == "always" or (p.finish_merge == "tool_calls" and reply.tool_calls)
+        if merge and self.chunks:
+            self.chunks[-1].finish = reason
+        else:
+            self.chunks.append(_Chunk({**p.finish_delta}, reason))
+
+    def _stop_with_tools(self) -> bool:
+        mode = self.p.stop_with_tools
+        named = isinstance(self.request.body.get("tool_choice"), dict)
+        return mode == "always" or (mode == "named_choice" and named)
+
+    def _usage(self) -> None:
+        """Usage where this server puts it; ``chunks[-1]`` is the finish chunk."""
+        p, reply = self.p, self.reply
+        options = self.request.body.get("stream_options")
+        requested = isinstance(options, dict) and bool(options.get("include_usage"))
+        finish = self.chunks[-1]
+        if p.x_groq:  # the finish chunk's x_groq carries the request id (and usage)
+            finish.extra["x_groq"] = {"id": p.request_id(self.ctx.number)}
+        if reply.usage is None or not (requested or p.usage_always):
+            return  # J1: usage only on request, unless this server always sends it
+        usage = p.usage_fields(reply.usage)
+        if p.usage_where == "finish_chunk":
+            finish.extra.update(usage=usage, **p.usage_chunk_extra)
+        elif p.usage_where == "repeat_finish":  # OpenRouter repeats the finish chunk
+            self.chunks.append(_Chunk({**p.text_extra, "content": ""}, finish.finish))
+            self.chunks[-1].extra["usage"] = usage
+        elif p.usage_where == "groq":  # Groq: x_groq.usage and usage, and on request own chunk
+            finish.extra["x_groq"]["usage"] = usage
+            finish.extra["usage"] = usage
+            if requested:
+                self.chunks.append(_Chunk(None, extra={"usage": usage, **p.usage_chunk_extra}))
+        else:  # a chunk with empty choices (QUIRKS A8, J1)
+            self.chunks.append(_Chunk(None, extra={"usage": usage, **p.usage_chunk_extra}))
+
+    def _chunk(self, chunk: _Chunk) -> dict[str, Any]:
+        """The ``chat.completion.chunk`` object for ``chunk``."""
+        p = self.p
+        out: dict[str, Any] = {
+            "id": p.chunk_id(self.ctx.number, self.ctx.created),
+            "object": "chat.completion.chunk",
+            "created": self.ctx.created,
+            "model": _model(self.request),
+        }
+        if p.fingerprint is not None:
+            out["system_fingerprint"] = p.fingerprint
+        out.update(p.head_extra)
+        if chunk.delta is None:
+            out["choices"] = []
+            out.update(chunk.extra)
+            return out
+        choice: dict[str, Any] = {"index": 0, "delta": chunk.delta}
+        if p.choice_logprobs:
+            choice["logprobs"] = None
+        choice["finish_reason"] = chunk.finish
+        if p.native_finish is not None:  # E5: OpenRouter adds the upstream's own reason
+            native = p.native_finish.get(chunk.finish, chunk.finish) if chunk.finish else None
+            choice["native_finish_reason"] = native
+        if chunk.finish is not None:
+            choice.update(p.finish_choice_extra)
+        choice.update(p.choice_extra)
+        out["choices"] = [choice]
+        out.update(chunk.extra)
+        return out
 
 
 def _error_object(message: str, type_: str, code: str | None) -> dict[str, Any]:
@@ -182,10 +392,26 @@ def _model(request: FakeRequest) -> str:
     return model if isinstance(model, str) else "fake-model"
 
 
-def _with_ids(reply: FakeReply, ctx: ServeContext) -> list[tuple[FakeToolCall, str]]:
+def _with_ids(
+    reply: FakeReply, ctx: ServeContext, profile: ServerProfile
+) -> list[tuple[FakeToolCall, str]]:
+    """Each call with its id: the scripted one, or one in the server's own id grammar."""
     return [
-        (call, call.id if call.id is not None else ctx.next_call_id()) for call in reply.tool_calls
+        (call, call.id if call.id is not None else profile.call_id(ctx.next_call_id(), index))
+        for index, call in enumerate(reply.tool_calls)
     ]
+
+
+def _is_object(call: FakeToolCall) -> bool:
+    return not isinstance(call.arguments, str)
+
+
+def _whole_arguments(profile: ServerProfile, call: FakeToolCall) -> Any:
+    """The whole arguments: a JSON string, or the object itself where the server sends one
+    (QUIRKS D2)."""
+    if profile.object_arguments and not isinstance(call.arguments, str):
+        return dict(call.arguments)
+    return _arguments(call)
 
 
 def _arguments(call: FakeToolCall) -> str:
@@ -198,24 +424,6 @@ def _finish_reason(reply: FakeReply) -> str:
     if reply.finish_reason is not None:
         return reply.finish_reason
     return "tool_calls" if reply.tool_calls else "stop"
-
-
-def _usage(usage: Mapping[str, int]) -> dict[str, Any]:
-    # Only what was scripted goes out, so tests can exercise partial usage (llmkit reports an
-    # unreported count as None, never guessed).
-    out: dict[str, Any] = {}
-    if "input" in usage:
-        out["prompt_tokens"] = usage["input"]
-    if "output" in usage:
-        out["completion_tokens"] = usage["output"]
-    if "input" in usage and "output" in usage:
-        out["total_tokens"] = usage["input"] + usage["output"]
-    if "cache_read" in usage:
-        out["prompt_tokens_details"] = {"cached_tokens": usage["cache_read"]}
-    if "reasoning" in usage:
-        out["completion_tokens_details"] = {"reasoning_tokens": usage["reasoning"]}
-    # Chat Completions has no cache-write count; "cache_write" is deliberately not sent.
-    return out
 
 
 ENCODER = OpenAIChatEncoder()
