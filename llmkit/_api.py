@@ -167,6 +167,8 @@ class _Session:
         return out
 
     def feed(self, chunk: bytes) -> list[Event]:
+        if self.asm.message is not None:
+            return []  # the stream already ended (terminal event, error or abort)
         try:
             events = self.sse.feed(chunk)
         except EventTooLarge as exc:
@@ -214,6 +216,8 @@ def parse_stream(model: Model, chunks: Iterable[bytes]) -> Iterator[Event]:
     yield from session.drain()
     for chunk in chunks:
         yield from session.feed(chunk)
+        if session.done:
+            return
     yield from session.eof()
 
 
@@ -225,6 +229,8 @@ async def aparse_stream(model: Model, chunks: AsyncIterable[bytes]) -> AsyncIter
     async for chunk in chunks:
         for event in session.feed(chunk):
             yield event
+        if session.done:
+            return
     for event in session.eof():
         yield event
 

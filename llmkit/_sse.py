@@ -58,7 +58,7 @@ class SSEDecoder:
                 self._pending.append(chunk)
                 self._pending_len += len(chunk)
                 if self._pending_len + self._data_len > self._limit:
-                    raise EventTooLarge(self._pending_len + self._data_len, self._limit)
+                    self._overflow(self._pending_len + self._data_len)
             return []
         head = chunk[: end + 1]
         if self._pending:
@@ -86,6 +86,15 @@ class SSEDecoder:
         events = self._lines(text + "\n\n") if text else self._lines("\n")
         return events
 
+    def _overflow(self, size: int) -> None:
+        # Drop what was buffered before raising: the memory is released at once, and a
+        # caller that keeps feeding does not grow it again from where it stopped.
+        self._pending = []
+        self._pending_len = 0
+        self._data = []
+        self._data_len = 0
+        raise EventTooLarge(size, self._limit)
+
     def _lines(self, text: str) -> list[ServerSentEvent]:
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -106,7 +115,7 @@ class SSEDecoder:
                 data.append(value)
                 self._data_len += len(value)
                 if self._data_len > self._limit:
-                    raise EventTooLarge(self._data_len, self._limit)
+                    self._overflow(self._data_len)
             elif line[0] == ":":
                 continue  # comment / keepalive (QUIRKS A3)
             else:
