@@ -117,7 +117,7 @@ def wire_events(wire: str, reply: FakeReply) -> list[bytes]:
     return ENCODERS[wire].stream_events(reply, request, ctx)
 
 
-# -- before the first byte: retries and typed errors ----------------------------------------------
+# -- before the first byte: retries and typed errors --
 
 
 def test_429_retry_after_ms_then_success(wire: str, mode: str) -> None:
@@ -161,7 +161,7 @@ def test_529_overloaded_after_max_retries(wire: str, mode: str) -> None:
 
 
 def test_401_is_authentication_error(wire: str, mode: str) -> None:
-    with fake(wire, [FakeReply("never")]) as (f, model, opts):
+    with fake(wire, [FakeReply("never")]) as (_f, model, opts):
         with pytest.raises(llmkit.AuthenticationError):
             run_complete(mode, model, **{**opts, "api_key": "wrong-key-1234567890"})
 
@@ -179,7 +179,7 @@ def test_404_and_context_length(wire: str, mode: str) -> None:
         assert len(f.requests) == 2  # neither is retried
 
 
-# -- after the first byte: no retry, one terminal event, the partial message kept ----------------
+# -- after the first byte: no retry, one terminal event, the partial message kept --
 
 
 def test_dropped_connection_mid_stream(wire: str, mode: str) -> None:
@@ -203,7 +203,7 @@ def test_dropped_connection_mid_stream(wire: str, mode: str) -> None:
 
 def test_stall_after_first_event_is_an_idle_timeout(wire: str, mode: str) -> None:
     reply = FakeReply("stalls here", delta_size=2, stall_after=2, stall_seconds=30)
-    with fake(wire, [reply]) as (f, model, opts):
+    with fake(wire, [reply]) as (_f, model, opts):
         started = time.monotonic()
         events, message = run_stream(mode, model, **{**opts, "timeout": llmkit.Timeouts(idle=0.5)})
         assert time.monotonic() - started < 4
@@ -216,7 +216,7 @@ def test_keepalives_do_not_extend_the_stream_past_the_total_timeout(wire: str, m
     start = wire_events(wire, FakeReply("alive"))[:1]
     keepalive = [b": keepalive\n\n"] * 200
     reply = FakeReply(raw_events=[*start, *keepalive], delay=0.05)
-    with fake(wire, [reply]) as (f, model, opts):
+    with fake(wire, [reply]) as (_f, model, opts):
         started = time.monotonic()
         events, _ = run_stream(
             mode, model, **{**opts, "timeout": llmkit.Timeouts(idle=0.5, total=1.0)}
@@ -227,7 +227,7 @@ def test_keepalives_do_not_extend_the_stream_past_the_total_timeout(wire: str, m
 
 
 def test_slow_first_byte(wire: str, mode: str) -> None:
-    with fake(wire, [FakeReply("late", first_byte_delay=3)]) as (f, model, opts):
+    with fake(wire, [FakeReply("late", first_byte_delay=3)]) as (_f, model, opts):
         with pytest.raises(llmkit.APITimeoutError) as info:
             run_complete(
                 mode, model, max_retries=0, **{**opts, "timeout": llmkit.Timeouts(first_byte=0.3)}
@@ -277,20 +277,20 @@ def test_slow_connect(wire: str, mode: str) -> None:
 
 
 def test_in_stream_error_payload(wire: str, mode: str) -> None:
-    with fake(wire, [FakeError(in_stream=True, after_events=2)]) as (f, model, opts):
+    with fake(wire, [FakeError(in_stream=True, after_events=2)]) as (_f, model, opts):
         events, message = run_stream(mode, model, **opts)
     assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.APIError)
     assert message.stop_reason == "error"
 
 
-# -- bytes that break naive parsers ---------------------------------------------------------------
+# -- bytes that break naive parsers --
 
 
 def test_unicode_line_separators_and_4_byte_characters_split_across_writes(
     wire: str, mode: str
 ) -> None:
     text = "a\u2028b\u2029c 😀 日本"
-    with fake(wire, [FakeReply(text, delta_size=2, chunk_size=1)]) as (f, model, opts):
+    with fake(wire, [FakeReply(text, delta_size=2, chunk_size=1)]) as (_f, model, opts):
         assert run_complete(mode, model, **opts).text == text
 
 
@@ -299,14 +299,15 @@ def test_keepalive_comments_between_events(wire: str, mode: str) -> None:
     mixed: list[bytes] = []
     for e in events:
         mixed += [b": keepalive\n\n", e]
-    with fake(wire, [FakeReply(raw_events=mixed)]) as (f, model, opts):
+    with fake(wire, [FakeReply(raw_events=mixed)]) as (_f, model, opts):
         assert run_complete(mode, model, **opts).text == "steady"
 
 
 def test_garbage_data_lines_are_skipped_with_a_bounded_diagnostic(wire: str, mode: str) -> None:
     events = wire_events(wire, FakeReply("good content"))
     garbage = [b"data: {not json\n\n"] * 150
-    with fake(wire, [FakeReply(raw_events=[events[0], *garbage, *events[1:]])]) as (f, model, opts):
+    script = [FakeReply(raw_events=[events[0], *garbage, *events[1:]])]
+    with fake(wire, script) as (_f, model, opts):
         message = run_complete(mode, model, **opts)
     assert message.text == "good content"
     malformed = [d for d in message.diagnostics if d.kind in ("event_malformed", "event_unknown")]
@@ -315,7 +316,7 @@ def test_garbage_data_lines_are_skipped_with_a_bounded_diagnostic(wire: str, mod
 
 def test_64_mb_line_fails_bounded(wire: str) -> None:
     line = b"data: " + b"x" * (64 * 1024 * 1024) + b"\n\n"
-    with fake(wire, [FakeReply(raw_events=[line])]) as (f, model, opts):
+    with fake(wire, [FakeReply(raw_events=[line])]) as (_f, model, opts):
         events, _ = run_stream("sync", model, **opts)  # default limit: 16 MiB
     assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.StreamError)
     assert "exceeds the limit" in str(events[-1].error)
@@ -345,12 +346,12 @@ def test_64_mb_line_memory_stays_bounded(wire: str) -> None:
 
 def test_endless_event_fails_bounded(wire: str) -> None:
     endless = [b"data: " + b"y" * 1000 + b"\n"] * 3000  # 3 MB of data lines, no blank line
-    with fake(wire, [FakeReply(raw_events=endless)]) as (f, model, opts):
+    with fake(wire, [FakeReply(raw_events=endless)]) as (_f, model, opts):
         events, _ = run_stream("sync", model, **{**opts, "max_event_size": 1024 * 1024})
     assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.StreamError)
 
 
-# -- leaving early closes the socket -----------------------------------------------------------------
+# -- leaving early closes the socket --
 
 
 def wait_for(predicate: Callable[[], bool], seconds: float = 3.0) -> bool:
