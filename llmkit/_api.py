@@ -151,9 +151,12 @@ class _Session:
         tool_names: frozenset[str] | None = None,
         diagnostics: list[Diagnostic] | None = None,
         max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
+        secret: str | None = None,
     ) -> None:
         self.model = model
-        self.asm = Assembler(model, tool_names=tool_names, request_diagnostics=diagnostics)
+        self.asm = Assembler(
+            model, tool_names=tool_names, request_diagnostics=diagnostics, secret=secret
+        )
         self.sse = SSEDecoder(max_event_size)
         self.decoder = wire.adapter(model.api).Decoder(self.asm, model)
 
@@ -283,6 +286,7 @@ class _Call:
             tool_names=frozenset(t.name for t in context.tools),
             diagnostics=cast(list[Diagnostic], self.request.extensions["llmkit.diagnostics"]),
             max_event_size=tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE),
+            secret=key,
         )
         self.response: httpx.Response | None = None
 

@@ -55,6 +55,7 @@ from ._messages import (
     Usage,
 )
 from ._partial_json import PartialJSON
+from ._redact import scrub
 
 if TYPE_CHECKING:
     from ._models import Model
@@ -176,8 +177,10 @@ class Assembler:
         *,
         tool_names: frozenset[str] | None = None,
         request_diagnostics: list[Diagnostic] | None = None,
+        secret: str | None = None,
     ) -> None:
         self.out: list[Event] = []
+        self._secret = secret  # only ever used to redact it from errors
         self.model = model
         self.tool_names = tool_names
         self.diagnostics: list[Diagnostic] = []
@@ -430,6 +433,7 @@ class Assembler:
         if self._done:
             return
         self._close_blocks()
+        scrub(error, self._secret)  # provider error payloads may echo the key
         message = self._build(stop, error=f"{type(error).__name__}: {error}")
         self._done = True
         self.message = message

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import re
 import time
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from typing import Any, cast
 import httpx
 
 from ._classify import classify, is_daily_quota
+from ._redact import redact
 from ._errors import (
     APIConnectionError,
     APIError,
@@ -111,16 +111,6 @@ class Sleep:
 
 
 Op = Send | Read | Sleep
-
-_KEYLIKE = re.compile(r"\b(sk-[A-Za-z0-9_*-]{2})[A-Za-z0-9_*.-]{6,}")
-
-
-def redact(text: str, secret: str | None) -> str:
-    """Remove the key (and anything that looks like an OpenAI-style key) from ``text``."""
-    if secret:
-        text = text.replace(secret, "***")
-    return _KEYLIKE.sub(r"\1***", text)
-
 
 def _min(a: float | None, b: float | None) -> float | None:
     if a is None:
@@ -219,7 +209,9 @@ def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, A
     attempt = 0
     while True:
         _set_timeouts(request, opts)
-        logger.debug("POST %s (attempt %d)", request.url.copy_with(query=None), attempt + 1)
+        logger.debug(
+            "POST %s (attempt %d)", request.url.copy_with(query=None, userinfo=b""), attempt + 1
+        )
         result = yield Send(request)
         if isinstance(result, BaseException):
             if not isinstance(result, Exception):
