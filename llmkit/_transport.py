@@ -29,7 +29,6 @@ from typing import Any, cast
 import httpx
 
 from ._classify import classify, is_daily_quota
-from ._redact import redact
 from ._errors import (
     APIConnectionError,
     APIError,
@@ -39,6 +38,7 @@ from ._errors import (
     StreamError,
     TimeoutPhase,
 )
+from ._redact import redact
 
 __all__ = ["Timeouts", "TransportOptions", "map_stream_exception", "run_async", "run_sync"]
 
