@@ -144,7 +144,11 @@ def classify(
     message = str(err.get("message") or "").strip() or (
         f"HTTP {status}" if status else "The provider reported an error"
     )
-    etype = err.get("type") or err.get("status") or err.get("code")
+    # The first of type/status/code that names a known error wins: OpenAI's generic
+    # "invalid_request_error" type comes with a telling code ("model_not_found").
+    candidates = [err.get("type"), err.get("status"), err.get("code")]
+    known = [c for c in candidates if isinstance(c, str) and c.lower() in _TYPES]
+    etype = known[0] if known else next((c for c in candidates if c is not None), None)
     code = str(etype) if etype is not None else None
     cls: type[APIError] = APIError
     if isinstance(etype, str) and etype.lower() in _TYPES:
