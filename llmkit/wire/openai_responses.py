@@ -1,0 +1,559 @@
+"""OpenAI Responses (``api="openai-responses"``, ``POST {base_url}/responses``).
+
+Two pure halves, no I/O and no JSON repair:
+
+- :func:`build` (in :mod:`.openai_responses_request`) maps a Context and options to the body;
+- :class:`Decoder` turns each SSE event into neutral deltas for the assembler, and
+  :func:`decode_response` walks a non-streamed ``response`` object through the same code.
+
+Everything is keyed by ``output_index``: argument deltas carry no ``call_id``, which comes only
+on ``response.output_item.added`` (QUIRKS F5), and some servers rotate ``item_id`` between the
+events of one item (GitHub Copilot). The output index is the assembler's key for text, thinking
+and tool calls, so each output item becomes one part. Per item:
+
+- ``message`` → one TextPart: its ``output_text`` parts, or its refusal text (``refusal``
+  parts; the turn then ends with ``stop_reason="refusal"``). A message's ``phase``
+  (``commentary`` / ``final_answer``, gpt-5.x) is kept in
+  ``message.provider_data["message_phases"]``, one entry per TextPart, to be sent back;
+- ``reasoning`` → one ThinkingPart: summary and reasoning-text parts joined by a blank line,
+  ``replay={"id", "summary", "encrypted_content"}`` from ``response.output_item.done`` (the
+  value on ``.added`` may be incomplete);
+- ``function_call`` → a ToolCall with ``id`` = ``call_id`` and ``replay={"item_id": "fc_…"}``;
+  ``custom_tool_call`` → a ToolCall whose ``raw_arguments`` is the freeform input (not JSON, so
+  its status is not ``complete``), ``replay={"item_id", "type": "custom_tool_call"}``;
+- anything else (web search, image generation, MCP, …) is ignored, reported once per item type.
+
+Every ``.done`` value (``output_text.done``, ``function_call_arguments.done``,
+``output_item.done``, and the terminal event's ``output``) back-fills what the deltas missed:
+when the streamed text is a proper prefix of it, the rest is fed as one more delta. When it
+disagrees otherwise, the streamed text is kept (its events were already delivered) and an
+``event_malformed`` diagnostic says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from httpx_sse import ServerSentEvent
+
+from .._assembler import Assembler
+from .._classify import error_from_body
+from .._messages import StopReason, Usage
+from .._models import Model
+from .openai_responses_request import CUSTOM, build
+
+__all__ = ["Decoder", "build", "decode_response", "headers", "url"]
+
+INCOMPLETE: dict[str, StopReason] = {
+    "max_output_tokens": "length",
+    "content_filter": "content_filter",
+}
+KINDS = frozenset({"message", "reasoning", "function_call", CUSTOM})
+THINKING_SEPARATOR = "\n\n"  # between the summary / reasoning-text parts of one item
+MAX_MALFORMED = 100  # report at most this many malformed events one by one
+# Events that carry nothing the assembler needs beyond what their siblings carry.
+_QUIET = frozenset({"response.queued"})
+
+
+def headers(model: Model, api_key: str | None) -> dict[str, str]:
+    """Auth headers: ``Authorization: Bearer`` (no header when there is no key)."""
+    return {"authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+def url(model: Model, base_url: str, *, stream: bool) -> str:
+    """The endpoint."""
+    return base_url.rstrip("/") + "/responses"
+
+
+def _usage(u: Any) -> Usage | None:
+    if not isinstance(u, dict):
+        return None
+    # input_tokens counts every input token (cache reads and writes are parts of it) and
+    # output_tokens includes reasoning tokens: already llmkit's convention. A count that was
+    # not reported stays None, never guessed (J1).
+    details = u.get("input_tokens_details") or {}
+    return Usage(
+        input=u.get("input_tokens"),
+        output=u.get("output_tokens"),
+        cache_read=details.get("cached_tokens"),
+        cache_write=details.get("cache_write_tokens"),
+        reasoning=(u.get("output_tokens_details") or {}).get("reasoning_tokens"),
+    )
+
+
+class _Item:
+    """One output item, by output index."""
+
+    __slots__ = ("ended", "index", "kind", "phase", "texts", "thought")
+
+    def __init__(self, index: int, kind: str) -> None:
+        self.index = index
+        self.kind = kind
+        # accumulated text per segment: ("text" | "refusal", content_index),
+        # ("summary", summary_index), ("content", content_index), ("args", 0)
+        self.texts: dict[tuple[str, int], str] = {}
+        self.thought = False  # some text was emitted (a reasoning part needs a separator)
+        self.phase: str | None = None  # a message's "commentary" / "final_answer" label
+        self.ended = False
+
+
+class Decoder:
+    """Streamed Responses: SSE events → neutral deltas (see the module docstring)."""
+
+    __slots__ = (
+        "_asm",
+        "_by_id",
+        "_calls",
+        "_items",
+        "_malformed",
+        "_model",
+        "_phases",
+        "_refusal",
+        "_reported",
+        "_started",
+        "done",
+    )
+
+    def __init__(self, asm: Assembler, model: Model) -> None:
+        self._asm = asm
+        self._model = model
+        self._items: dict[int, _Item] = {}
+        self._by_id: dict[str, int] = {}  # item_id → output_index, for events without an index
+        self._calls = 0
+        self._phases: list[str | None] = []  # per text part, in content order
+        self._refusal = False
+        self._started = False
+        self._malformed = 0
+        self._reported: set[str] = set()  # event / item types already reported as unknown
+        self.done = False
+
+    # -- input ----------------------------------------------------------------------------
+
+    def feed(self, sse: ServerSentEvent) -> None:
+        """One SSE event."""
+        if self.done:
+            # A trailing `data: [DONE]` some proxies add (QUIRKS A4), or a recording that
+            # holds several responses: the first terminal event ends this one.
+            return
+        data = sse.data
+        if data == "[DONE]":
+            return
+        try:
+            event = json.loads(data)
+        except ValueError:
+            event = None
+        if not isinstance(event, dict):
+            self._malformed_event(data)
+            return
+        if not isinstance(event.get("type"), str):
+            event["type"] = sse.event  # the data's own type is authoritative when present
+        self.event(event, data)
+
+    def event(self, event: dict[str, Any], seed: str) -> None:
+        """One decoded event (``seed``: its text, for deterministic ids before any id came)."""
+        if not self._started:
+            self._started = True
+            self._asm.meta(_response_id(event), seed=seed)
+        handler = _HANDLERS.get(event["type"])
+        if handler is not None:
+            handler(self, event)
+        elif event["type"] not in _QUIET:
+            self._unknown_event(event)
+
+    def eof(self) -> None:
+        """End of the byte stream: without a terminal event it was truncated (QUIRKS A4)."""
+        if not self.done:
+            self._asm.end_of_stream()
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _meta(self, event: dict[str, Any]) -> None:
+        self._asm.meta(_response_id(event))
+
+    def _completed(self, event: dict[str, Any]) -> None:
+        response = event.get("response") or {}
+        self._reconcile(response)
+        self._usage(response)
+        status = response.get("status") or "completed"
+        mapped: StopReason | None
+        if status != "completed":
+            mapped = None  # e.g. a background response still "in_progress": reported as unknown
+        elif self._calls:
+            mapped = "tool_use"
+        else:
+            mapped = "refusal" if self._refusal else "stop"
+        self._asm.finish(str(status), mapped)
+        self._terminal(complete=True)
+
+    def _incomplete(self, event: dict[str, Any]) -> None:
+        response = event.get("response") or {}
+        self._reconcile(response)
+        self._usage(response)
+        details = response.get("incomplete_details") or {}
+        reason = details.get("reason") if isinstance(details, dict) else None
+        raw = reason if isinstance(reason, str) and reason else "incomplete"
+        # max_output_tokens → length, content_filter; anything else is reported as unknown.
+        self._asm.finish(raw, INCOMPLETE.get(raw))
+        self._terminal(complete=True)
+
+    def _failed(self, event: dict[str, Any]) -> None:
+        response = event.get("response") or {}
+        self._reconcile(response)  # keep what was generated before the failure
+        self._usage(response)
+        err = response.get("error")
+        if not isinstance(err, dict):
+            err = {"message": "The response failed (response.failed without an error object)"}
+        self._asm.fail(error_from_body({"error": err}, provider=self._model.provider))
+        self._terminal(complete=False)
+
+    def _error(self, event: dict[str, Any]) -> None:
+        # Two shapes are seen: {"type": "error", "code", "message", "param"} (the documented
+        # one) and {"type": "error", "error": {"type", "code", "message"}} (real 2025 traffic).
+        err = event.get("error")
+        if not isinstance(err, dict):
+            err = {k: event[k] for k in ("code", "message", "param") if k in event}
+        self._asm.fail(error_from_body({"error": err}, provider=self._model.provider))
+        self._terminal(complete=False)
+
+    def _terminal(self, *, complete: bool) -> None:
+        if complete:
+            self._asm.complete()
+        self.done = True
+
+    def _usage(self, response: dict[str, Any]) -> None:
+        usage = _usage(response.get("usage"))
+        if usage is not None:
+            self._asm.usage(usage)
+
+    def _reconcile(self, response: dict[str, Any]) -> None:
+        """Back-fill from the terminal event's ``output``: items never streamed, or not
+        finished, are completed from it (a server may send only the final response)."""
+        output = response.get("output")
+        if not isinstance(output, list):
+            return
+        for position, obj in enumerate(output):
+            if not isinstance(obj, dict):
+                continue
+            index = self._by_id.get(obj.get("id") or "")
+            if index is None:
+                known = self._items.get(position)
+                # ids may rotate between events (Copilot): fall back to position and type
+                if known is not None and known.kind != _kind(obj):
+                    continue
+                index = position
+            self._item_done(obj, index)
+
+    # -- items ----------------------------------------------------------------------------
+
+    def _index(self, event: dict[str, Any]) -> int | None:
+        index = event.get("output_index")
+        if isinstance(index, int):
+            return index
+        return self._by_id.get(event.get("item_id") or "")
+
+    def _item(self, index: int, kind: str) -> _Item:
+        item = self._items.get(index)
+        if item is None:  # a delta for an item never announced: create it implicitly
+            item = self._items[index] = _Item(index, kind)
+            if kind in ("function_call", CUSTOM):
+                self._calls += 1
+        return item
+
+    def _added(self, event: dict[str, Any]) -> None:
+        obj = event.get("item")
+        index = self._index(event)
+        if isinstance(obj, dict) and index is not None:
+            self._item_added(obj, index)
+
+    def _item_added(self, obj: dict[str, Any], index: int) -> _Item:
+        item_id = obj.get("id")
+        if isinstance(item_id, str) and item_id:
+            self._by_id[item_id] = index
+        existing = self._items.get(index)
+        if existing is not None:
+            return existing
+        kind = _kind(obj)
+        item = self._item(index, kind)
+        asm = self._asm
+        if kind == "ignored":
+            item_type = str(obj.get("type"))
+            self._report_once(
+                f"item:{item_type}",
+                f"An output item of type {item_type!r} has no place in the message; ignored",
+                item_type=item_type,
+            )
+        elif kind in ("function_call", CUSTOM):
+            replay: dict[str, Any] = {"item_id": item_id} if item_id else {}
+            if kind == CUSTOM:
+                replay["type"] = CUSTOM
+            asm.tool_call(
+                index,
+                obj.get("call_id") or None,
+                obj.get("name") or None,
+                None,
+                replay=replay or None,
+            )
+        elif kind == "message" and isinstance(obj.get("phase"), str):
+            item.phase = obj["phase"]
+        elif kind == "reasoning" and item_id:
+            # Opened here so the part keeps its place before the call it belongs to (F4); the
+            # encrypted content is taken from .done only (.added may carry an incomplete one).
+            asm.thinking(key=index, replay={"id": item_id})
+        self._fill(obj, item)
+        return item
+
+    def _done(self, event: dict[str, Any]) -> None:
+        obj = event.get("item")
+        index = self._index(event)
+        if isinstance(obj, dict) and index is not None:
+            self._item_done(obj, index)
+
+    def _item_done(self, obj: dict[str, Any], index: int) -> None:
+        item = self._item_added(obj, index)
+        if item.ended:
+            return
+        self._fill(obj, item)
+        item.ended = True
+        asm = self._asm
+        if item.kind == "message":
+            asm.end_text(index)
+        elif item.kind == "reasoning":
+            asm.thinking(key=index, replay=_reasoning_replay(obj))
+            asm.end_thinking(index)
+        elif item.kind != "ignored":
+            asm.end_tool_call(index)
+
+    def _fill(self, obj: dict[str, Any], item: _Item) -> None:
+        """Back-fill an item from its complete form (``.added`` with content, ``.done``)."""
+        kind = item.kind
+        if kind == "message" and _kind(obj) == "message":
+            for ci, part in enumerate(obj.get("content") or ()):
+                if isinstance(part, dict):
+                    self._fill_part(item, ci, part)
+        elif kind == "reasoning" and _kind(obj) == "reasoning":
+            for si, part in enumerate(obj.get("summary") or ()):
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    self._backfill(item, ("summary", si), part["text"])
+            for ci, part in enumerate(obj.get("content") or ()):
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    self._backfill(item, ("content", ci), part["text"])
+        elif kind in ("function_call", CUSTOM) and _kind(obj) == kind:
+            value = obj.get("arguments" if kind == "function_call" else "input")
+            if isinstance(value, str):
+                self._backfill(item, ("args", 0), value)
+
+    def _fill_part(self, item: _Item, ci: int, part: dict[str, Any]) -> None:
+        if part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
+            self._backfill(item, ("refusal", ci), part["refusal"])
+        elif part.get("type") == "output_text" and isinstance(part.get("text"), str):
+            self._backfill(item, ("text", ci), part["text"])
+        elif part.get("type") == "reasoning_text" and isinstance(part.get("text"), str):
+            self._backfill(item, ("content", ci), part["text"])
+
+    # -- deltas ---------------------------------------------------------------------------
+
+    def _emit(self, item: _Item, segment: tuple[str, int], delta: str) -> None:
+        """Feed ``delta`` for one segment of ``item`` to the assembler."""
+        if not delta:
+            return
+        if item.ended:
+            self._report_once(
+                f"late:{item.index}",
+                f"A delta arrived after output item {item.index} was done; ignored",
+                output_index=item.index,
+                malformed=True,
+            )
+            return
+        kind = segment[0]
+        before = item.texts.get(segment, "")
+        item.texts[segment] = before + delta
+        asm = self._asm
+        if kind in ("text", "refusal"):
+            if kind == "refusal":
+                self._refusal = True  # the turn is a refusal (DESIGN stop reasons)
+            if not item.thought:  # this item's text part opens now
+                item.thought = True
+                self._phases.append(item.phase)
+                if any(self._phases):
+                    # gpt-5.x labels messages; the label is sent back with the text on replay
+                    asm.provider_data("message_phases", list(self._phases))
+            asm.text(delta, key=item.index)
+        elif kind == "args":
+            asm.tool_call(item.index, arguments=delta)
+        else:  # reasoning: summary or reasoning-text parts of one item, one ThinkingPart
+            if not before and item.thought:
+                delta = THINKING_SEPARATOR + delta
+            item.thought = True
+            asm.thinking(delta, key=item.index)
+
+    def _backfill(self, item: _Item, segment: tuple[str, int], final: str) -> None:
+        """A segment's complete text: feed what the deltas missed, report a contradiction."""
+        have = item.texts.get(segment, "")
+        if final == have:
+            return
+        if final.startswith(have):
+            self._emit(item, segment, final[len(have) :])
+            return
+        # The deltas and the done value disagree: the streamed text was already delivered as
+        # events, so it stays (the message must equal what the events said).
+        self._asm.diagnostic(
+            "event_malformed",
+            f"The complete {segment[0]} of output item {item.index} contradicts its streamed "
+            "deltas; kept the streamed text",
+            output_index=item.index,
+            segment=segment[0],
+            streamed_length=len(have),
+            done_length=len(final),
+        )
+
+    def _segment_event(self, event: dict[str, Any], kind: str, segment: str, key: str) -> None:
+        """A delta (``delta``) or done (``text``/``arguments``/…) event for one segment."""
+        index = self._index(event)
+        if index is None:
+            self._unknown_event(event)
+            return
+        item = self._item(index, kind)
+        if item.kind != kind:
+            if item.kind != "ignored":  # an ignored item's events were reported with it
+                self._report_once(
+                    f"kind:{index}:{event['type']}",
+                    f"{event['type']!r} arrived for output item {index}, a {item.kind!r}; ignored",
+                    output_index=index,
+                    malformed=True,
+                )
+            return
+        sub = event.get("summary_index" if segment == "summary" else "content_index", 0)
+        seg = (segment, sub if isinstance(sub, int) else 0)
+        value = event.get(key)
+        if not isinstance(value, str):
+            return
+        if key == "delta":
+            self._emit(item, seg, value)
+        else:
+            self._backfill(item, seg, value)
+
+    def _summary_part(self, event: dict[str, Any]) -> None:
+        # reasoning_summary_part.added/.done: a whole summary part (usually "" on .added)
+        part = event.get("part")
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            self._segment_event({**event, "text": part["text"]}, "reasoning", "summary", "text")
+
+    def _part_event(self, event: dict[str, Any]) -> None:
+        # content_part.added/.done: a whole content part (usually "" on .added)
+        index = self._index(event)
+        part = event.get("part")
+        ci = event.get("content_index", 0)
+        if index is None or not isinstance(part, dict) or not isinstance(ci, int):
+            return
+        item = self._items.get(index)
+        if item is not None and item.kind in ("message", "reasoning"):
+            self._fill_part(item, ci, part)
+
+    # -- reporting ------------------------------------------------------------------------
+
+    def _unknown_event(self, event: dict[str, Any]) -> None:
+        index = self._index(event)
+        item = self._items.get(index) if index is not None else None
+        if item is not None and item.kind == "ignored":
+            return  # an event of an ignored item (web search, image generation): reported once
+        etype = str(event.get("type"))
+        self._report_once(etype, f"Unknown event type {etype!r} ignored", event_type=etype)
+
+    def _report_once(
+        self, key: str, message: str, *, malformed: bool = False, **details: Any
+    ) -> None:
+        if key in self._reported:
+            return
+        self._reported.add(key)
+        self._asm.diagnostic(
+            "event_malformed" if malformed else "event_unknown", message, **details
+        )
+
+    def _malformed_event(self, data: str) -> None:
+        self._malformed += 1
+        if self._malformed <= MAX_MALFORMED:
+            self._asm.diagnostic(
+                "event_malformed",
+                "An SSE event that is not a JSON object was skipped",
+                excerpt=data[:80],
+            )
+
+
+def _response_id(event: dict[str, Any]) -> str | None:
+    response = event.get("response")
+    if isinstance(response, dict) and isinstance(response.get("id"), str):
+        return response["id"] or None
+    return None
+
+
+def _kind(obj: dict[str, Any]) -> str:
+    kind = obj.get("type")
+    return kind if isinstance(kind, str) and kind in KINDS else "ignored"
+
+
+def _reasoning_replay(obj: dict[str, Any]) -> dict[str, Any]:
+    replay: dict[str, Any] = {}
+    if isinstance(obj.get("id"), str) and obj["id"]:
+        replay["id"] = obj["id"]
+    summary = obj.get("summary")
+    replay["summary"] = summary if isinstance(summary, list) else []
+    if isinstance(obj.get("encrypted_content"), str) and obj["encrypted_content"]:
+        replay["encrypted_content"] = obj["encrypted_content"]
+    return replay
+
+
+_Handler = Callable[[Decoder, dict[str, Any]], None]
+
+
+def _on(kind: str, segment: str, key: str) -> _Handler:
+    def handle(decoder: Decoder, event: dict[str, Any]) -> None:
+        decoder._segment_event(event, kind, segment, key)
+
+    return handle
+
+
+_HANDLERS: dict[str, _Handler] = {
+    "response.created": Decoder._meta,
+    "response.in_progress": Decoder._meta,
+    "response.completed": Decoder._completed,
+    "response.incomplete": Decoder._incomplete,
+    "response.failed": Decoder._failed,
+    "error": Decoder._error,
+    "response.output_item.added": Decoder._added,
+    "response.output_item.done": Decoder._done,
+    "response.content_part.added": Decoder._part_event,
+    "response.content_part.done": Decoder._part_event,
+    "response.output_text.delta": _on("message", "text", "delta"),
+    "response.output_text.done": _on("message", "text", "text"),
+    "response.refusal.delta": _on("message", "refusal", "delta"),
+    "response.refusal.done": _on("message", "refusal", "refusal"),
+    "response.reasoning_summary_part.added": Decoder._summary_part,
+    "response.reasoning_summary_part.done": Decoder._summary_part,
+    "response.reasoning_summary_text.delta": _on("reasoning", "summary", "delta"),
+    "response.reasoning_summary_text.done": _on("reasoning", "summary", "text"),
+    "response.reasoning_text.delta": _on("reasoning", "content", "delta"),
+    "response.reasoning_text.done": _on("reasoning", "content", "text"),
+    "response.function_call_arguments.delta": _on("function_call", "args", "delta"),
+    "response.function_call_arguments.done": _on("function_call", "args", "arguments"),
+    "response.custom_tool_call_input.delta": _on(CUSTOM, "args", "delta"),
+    "response.custom_tool_call_input.done": _on(CUSTOM, "args", "input"),
+}
+
+
+def decode_response(asm: Assembler, model: Model, body: Any, seed: str) -> None:
+    """A non-streamed ``response`` object through the same neutral deltas; ``seed`` (the body
+    text) makes synthesised ids deterministic."""
+    if not isinstance(body, dict):
+        asm.fail(error_from_body({"message": "The response body is not a JSON object"}))
+        return
+    if body.get("object") != "response" and body.get("error"):
+        asm.fail(error_from_body(body, provider=model.provider))  # an error body
+        return
+    decoder = Decoder(asm, model)
+    status = body.get("status")
+    kind = {"incomplete": "response.incomplete", "failed": "response.failed"}.get(
+        str(status), "response.completed"
+    )
+    decoder.event({"type": kind, "response": body}, seed)

@@ -1,0 +1,351 @@
+"""OpenAI Responses request mapping (``api="openai-responses"``): Context and options → body.
+
+Pure, no I/O. :func:`build` returns the JSON body of ``POST {base_url}/responses`` and a
+diagnostic for everything it had to change. The wire is used statelessly: ``store: false``, and
+reasoning models are asked for ``include: ["reasoning.encrypted_content"]`` so that their
+reasoning items can be replayed from the caller's own transcript (QUIRKS F4).
+
+How the neutral transcript maps to ``input`` items:
+
+- a user message → ``{"role": "user", "content": ...}`` (``input_text`` / ``input_image``);
+- an assistant message → its parts in order: text as ``{"role": "assistant", "content": text}``,
+  each replayable reasoning item as ``{"type": "reasoning", "id", "summary",
+  "encrypted_content"}`` (before the call it belongs to, since content order is wire order),
+  each tool call as a ``function_call`` (``call_id`` = ``ToolCall.id``) or, for a freeform call,
+  a ``custom_tool_call``;
+- a tool result → ``function_call_output`` (``custom_tool_call_output``), images inline as
+  ``input_image`` parts of ``output``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._diagnostics import Diagnostic
+from .._errors import InvalidRequestError, ToolDefinitionError
+from .._messages import (
+    AssistantMessage,
+    Context,
+    ImagePart,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from .._models import Model
+from .._tools import Tool
+from ._common import Options, arguments_json, check_tools, prepare, same_model
+
+__all__ = ["build"]
+
+IMAGE_PLACEHOLDER = "[image omitted: the model cannot see images]"
+CUSTOM = "custom_tool_call"  # ToolCall.replay["type"] of a freeform (custom tool) call
+
+
+def build(
+    model: Model, context: Context, opts: Options, *, stream: bool
+) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """The JSON body for ``context`` and the diagnostics of what had to change.
+
+    Args:
+        model: The target model (``api="openai-responses"``).
+        context: The conversation; never modified.
+        opts: Body options (``max_tokens``, ``tool_choice``, ``reasoning``, ...).
+        stream: Ask for a streamed response (``"stream": true``).
+
+    Returns:
+        The body and the request-side diagnostics.
+
+    Raises:
+        InvalidRequestError: a strict tool on a model without strict support, a schema strict
+            mode cannot express, duplicate tool names, or a ``tool_choice`` naming an
+            undeclared tool.
+    """
+    check_tools(context, opts.tool_choice)
+    # Responses call ids are at most 64 characters; the Anthropic grammar
+    # (^[a-zA-Z0-9_-]{1,64}$) is a safe subset, so foreign ids (Kimi's "functions.f:0",
+    # compound "call_…|fc_…" ids) are rewritten collision-free for calls and results (QUIRKS B5).
+    prepared = prepare(context, "anthropic")
+    diags = prepared.diagnostics
+    custom_calls: set[str] = set()
+    items: list[dict[str, Any]] = []
+    for m in prepared.messages:
+        if isinstance(m, UserMessage):
+            items.append({"role": "user", "content": _user_content(m.content, model, diags)})
+        elif isinstance(m, AssistantMessage):
+            items.extend(_assistant_items(m, model, diags, custom_calls))
+        else:
+            items.append(_tool_output(m, model, diags, custom_calls))
+
+    body: dict[str, Any] = {"model": model.id}
+    if context.system:
+        body["instructions"] = context.system
+    body["input"] = items
+    if context.tools:
+        body["tools"] = [_tool(t, model, diags) for t in context.tools]
+    _options(body, model, context, opts, diags)
+    # Stateless by default: nothing is kept server-side, so history is always sent in full and
+    # reasoning travels as encrypted content (QUIRKS F4). provider_options may override both.
+    body["store"] = False
+    if model.reasoning:
+        body["include"] = ["reasoning.encrypted_content"]
+    if stream:
+        body["stream"] = True
+    if opts.provider_options:
+        body.update(opts.provider_options)
+    return body, diags
+
+
+# -- input items ----------------------------------------------------------------------------
+
+
+def _image(p: ImagePart, model: Model, diags: list[Diagnostic]) -> dict[str, Any]:
+    if "image" not in model.input:
+        diags.append(
+            Diagnostic(
+                kind="image_omitted",
+                message=f"{model.id} takes no images; an image was replaced by a placeholder",
+            )
+        )
+        return {"type": "input_text", "text": IMAGE_PLACEHOLDER}
+    src = p.url if p.url is not None else f"data:{p.media_type};base64,{p.data}"
+    return {"type": "input_image", "image_url": src, "detail": "auto"}
+
+
+def _parts(
+    parts: list[TextPart | ImagePart], model: Model, diags: list[Diagnostic]
+) -> list[dict[str, Any]]:
+    return [
+        {"type": "input_text", "text": p.text}
+        if isinstance(p, TextPart)
+        else _image(p, model, diags)
+        for p in parts
+    ]
+
+
+def _user_content(
+    parts: list[TextPart | ImagePart], model: Model, diags: list[Diagnostic]
+) -> str | list[dict[str, Any]]:
+    if all(isinstance(p, TextPart) for p in parts):
+        return "".join(p.text for p in parts if isinstance(p, TextPart))
+    return _parts(parts, model, diags)
+
+
+def _replayable(part: ThinkingPart) -> bool:
+    replay = part.replay or {}
+    return isinstance(replay.get("id"), str) and bool(replay.get("encrypted_content"))
+
+
+def _reasoning_item(replay: dict[str, Any]) -> dict[str, Any]:
+    # Only id, summary and encrypted_content: OpenAI rejects plaintext reasoning `content` on
+    # input items, and needs `summary` even when it is empty.
+    summary = [
+        {"type": "summary_text", "text": s["text"]}
+        for s in replay.get("summary") or ()
+        if isinstance(s, dict) and isinstance(s.get("text"), str)
+    ]
+    return {
+        "type": "reasoning",
+        "id": replay["id"],
+        "summary": summary,
+        "encrypted_content": replay["encrypted_content"],
+    }
+
+
+def _assistant_items(
+    m: AssistantMessage, model: Model, diags: list[Diagnostic], custom_calls: set[str]
+) -> list[dict[str, Any]]:
+    same = same_model(m, model.provider, model.api, model.id)
+    kept, dropped = _reasoning_to_replay(m, same)
+    if dropped:
+        diags.append(
+            Diagnostic(
+                kind="thinking_dropped",
+                message="Reasoning was not replayed: " + "; ".join(sorted(set(dropped))),
+                details={"parts": len(dropped), "reasons": sorted(set(dropped))},
+            )
+        )
+    # A function_call that carries its fc_ item id must come with the reasoning item it
+    # follows ("…provided without its required 'reasoning' item", QUIRKS F4), so the id is sent
+    # only when every reasoning item of this turn is replayed; call_id alone pairs the results.
+    pair_ids = bool(kept) and not dropped
+    # gpt-5.x labels each message "commentary" or "final_answer"; OpenAI asks for the label
+    # back on replay (dropping it degrades later turns). One entry per TextPart.
+    phases = (m.provider_data or {}).get("message_phases") if same else None
+    out: list[dict[str, Any]] = []
+    texts = 0
+    for i, part in enumerate(m.content):
+        if isinstance(part, TextPart):
+            phase = phases[texts] if isinstance(phases, list) and texts < len(phases) else None
+            texts += 1
+            if part.text:
+                # A plain assistant message: the output-message form would need its msg_ id,
+                # which is not resolvable with store=false.
+                message: dict[str, Any] = {"role": "assistant", "content": part.text}
+                if phase in ("commentary", "final_answer"):
+                    message["phase"] = phase
+                out.append(message)
+        elif isinstance(part, ThinkingPart):
+            if i in kept:
+                out.append(_reasoning_item(part.replay or {}))
+        else:
+            out.append(_call_item(part, pair_ids, custom_calls))
+    return out
+
+
+def _reasoning_to_replay(m: AssistantMessage, same: bool) -> tuple[set[int], list[str]]:
+    """Positions of the reasoning parts to send, and why each other one is not sent."""
+    kept: set[int] = set()
+    dropped: list[str] = []
+    followed = False  # walking backwards: has a text or call part come after this one?
+    for i in range(len(m.content) - 1, -1, -1):
+        part = m.content[i]
+        if not isinstance(part, ThinkingPart):
+            followed = followed or isinstance(part, ToolCall) or bool(part.text)
+        elif not same:
+            # Reasoning is opaque and model-bound: another model's (an Anthropic signature,
+            # a Gemini thought) cannot be sent here.
+            dropped.append("another model produced it")
+        elif not _replayable(part):
+            # An rs_ id without its encrypted content is "not found" with store=false (F4).
+            dropped.append("it has no encrypted_content")
+        elif not followed:
+            # A reasoning item needs the item that followed it ("…provided without its
+            # required following item", QUIRKS F4): one that ended the turn is not sent.
+            dropped.append("nothing followed it in its turn")
+        else:
+            kept.add(i)
+    return kept, dropped
+
+
+def _call_item(call: ToolCall, pair_ids: bool, custom_calls: set[str]) -> dict[str, Any]:
+    replay = call.replay or {}
+    item: dict[str, Any]
+    if replay.get("type") == CUSTOM:
+        # A freeform (custom tool) call: its input is plain text, not JSON arguments.
+        custom_calls.add(call.id)
+        item = {"type": CUSTOM, "call_id": call.id, "name": call.name, "input": call.raw_arguments}
+    else:
+        item = {
+            "type": "function_call",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": arguments_json(call),
+        }
+    item_id = replay.get("item_id")
+    if pair_ids and isinstance(item_id, str) and item_id:
+        item["id"] = item_id
+    return item
+
+
+def _tool_output(
+    m: ToolResultMessage, model: Model, diags: list[Diagnostic], custom_calls: set[str]
+) -> dict[str, Any]:
+    # Responses takes a result's images inline: `output` may be a list of input_text and
+    # input_image parts, so nothing has to move to a separate user message.
+    output: str | list[dict[str, Any]]
+    if any(isinstance(p, ImagePart) for p in m.content):
+        output = _parts(m.content, model, diags)
+    else:
+        output = m.text
+    kind = "custom_tool_call_output" if m.tool_call_id in custom_calls else "function_call_output"
+    return {"type": kind, "call_id": m.tool_call_id, "output": output}
+
+
+# -- tools and options ----------------------------------------------------------------------
+
+
+def _tool(t: Tool, model: Model, diags: list[Diagnostic]) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "function", "name": t.name}
+    if t.description:
+        out["description"] = t.description
+    if t.strict:
+        if not (model.strict_tools and model.compat.supports_strict):
+            raise InvalidRequestError(
+                f"Tool {t.name!r} is strict, but {model.provider}/{model.id} does not support "
+                "strict tool schemas"
+            )
+        out["parameters"], rewrites = _strict(t.parameters, t.name)
+        diags.extend(rewrites)
+        out["strict"] = True
+    else:
+        out["parameters"] = t.parameters
+        if model.compat.supports_strict:
+            # Unlike Chat Completions, Responses treats a *missing* `strict` as strict and
+            # normalises the schema (optional fields become required): a non-strict tool
+            # must say `strict: false`. Servers that reject the key get none (QUIRKS H2).
+            out["strict"] = False
+    return out
+
+
+def _strict(schema: dict[str, Any], name: str) -> tuple[dict[str, Any], list[Diagnostic]]:
+    from .._schema import openai_strict_schema
+
+    try:
+        return openai_strict_schema(schema, name)
+    except ToolDefinitionError as e:  # strict mode cannot express this schema
+        raise InvalidRequestError(f"{name}: {e}") from None
+
+
+def _options(
+    body: dict[str, Any], model: Model, context: Context, opts: Options, diags: list[Diagnostic]
+) -> None:
+    def unsupported(option: str, why: str) -> None:
+        diags.append(
+            Diagnostic(
+                kind="option_unsupported",
+                message=f"{option} was not sent: {why}",
+                details={"option": option},
+            )
+        )
+
+    if opts.max_tokens is not None:
+        body["max_output_tokens"] = opts.max_tokens
+    if opts.temperature is not None:
+        body["temperature"] = opts.temperature
+    if opts.top_p is not None:
+        body["top_p"] = opts.top_p
+    if opts.stop:
+        unsupported("stop", "the Responses API has no stop sequences")
+    if opts.tool_choice is not None:
+        if not context.tools:
+            unsupported("tool_choice", "the request declares no tools")
+        elif isinstance(opts.tool_choice, dict):
+            body["tool_choice"] = {"type": "function", "name": opts.tool_choice["name"]}
+        else:
+            body["tool_choice"] = opts.tool_choice
+    if opts.parallel_tool_calls is not None:
+        if not context.tools:
+            unsupported("parallel_tool_calls", "the request declares no tools")
+        else:
+            body["parallel_tool_calls"] = opts.parallel_tool_calls
+    reasoning: dict[str, Any] = {}
+    if opts.reasoning is not None:
+        if not model.reasoning:
+            unsupported("reasoning", f"{model.id} is not a reasoning model")
+        elif opts.reasoning == "off":
+            reasoning["effort"] = "minimal"
+            unsupported("reasoning='off'", "reasoning cannot be turned off; sent 'minimal'")
+        else:
+            reasoning["effort"] = opts.reasoning
+    if model.reasoning:
+        # Without a summary the model's reasoning stays invisible (only encrypted).
+        reasoning["summary"] = "auto"
+        body["reasoning"] = reasoning
+    if opts.response_format is not None:
+        body["text"] = {"format": _response_format(opts.response_format, diags)}
+
+
+def _response_format(fmt: Any, diags: list[Diagnostic]) -> dict[str, Any]:
+    from pydantic import BaseModel
+
+    if isinstance(fmt, type) and issubclass(fmt, BaseModel):
+        name, schema = fmt.__name__, fmt.model_json_schema()
+    elif isinstance(fmt, dict):
+        name, schema = str(fmt.get("title", "response")), fmt
+    else:
+        raise InvalidRequestError("response_format must be a pydantic model class or a JSON schema")
+    strict, rewrites = _strict(schema, name)
+    diags.extend(rewrites)
+    return {"type": "json_schema", "name": name, "schema": strict, "strict": True}
