@@ -30,7 +30,8 @@ class OpenAIChatCompat(BaseModel):
 
     supports_strict: bool = True
     """Whether ``strict`` may appear on tools at all. Cohere (via OpenRouter), RouteLLM and
-    older models reject the key, even ``strict: false`` (QUIRKS H2)."""
+    older models reject the key, even ``strict: false`` (QUIRKS H2). Also read by the
+    ``openai-responses`` adapter, for Responses-compatible servers."""
 
     supports_parallel_tool_calls: bool = True
     """Whether ``parallel_tool_calls`` may be sent; some reasoning models reject it (H4)."""
