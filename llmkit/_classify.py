@@ -163,6 +163,8 @@ def classify(
         cls = OverloadedError
     if _CONTEXT.search(message) or code == "context_length_exceeded":
         cls = ContextLengthError
+    if any(d.get("reason") == "API_KEY_INVALID" for d in _details(body)):
+        cls = AuthenticationError  # Gemini answers a bad key with 400 INVALID_ARGUMENT
     request_id = hdrs.get("x-request-id") or hdrs.get("request-id")
     return cls(
         f"{message} (HTTP {status})" if status else message,
