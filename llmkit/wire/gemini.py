@@ -1,0 +1,557 @@
+"""Gemini (``api="gemini"``): Google AI Studio's ``generateContent`` and
+``streamGenerateContent?alt=sse``.
+
+Two pure halves, no I/O and no JSON repair: request building lives in
+:mod:`llmkit.wire.gemini_request` (re-exported here); this module decodes. Each streamed chunk
+is a whole ``GenerateContentResponse``; the :class:`Decoder` merges candidate 0's parts into
+neutral deltas, and :func:`decode_response` sends a non-streamed body (or the JSON array that
+``streamGenerateContent`` returns without ``alt=sse``, QUIRKS A10) down the same path.
+
+- Consecutive text parts are one text block, consecutive ``thought: true`` parts one thinking
+  block; a signed part ends its block, because two signatures never merge (QUIRKS F2).
+- A ``thoughtSignature`` stays with its part: on a ``functionCall`` in ``ToolCall.replay``, on
+  a thought in ``ThinkingPart.signature``, and on a plain text part — the trailing empty one
+  Gemini 3 streams included — in a :data:`~llmkit.wire.gemini_request.SIGNATURE_CARRIER`
+  ThinkingPart placed where that part was (``TextPart`` has no replay field).
+- Every ``functionCall`` part is one whole call (QUIRKS D1): its ``id`` is kept verbatim, a
+  missing one is synthesised by the assembler from the response id and the call ordinal (B4,
+  B6). Vertex's streamed ``partialArgs`` (JSON-path fragments, QUIRKS D8) are rebuilt into JSON
+  text as they arrive, so ``ToolCallDelta.partial_arguments`` works as for any other wire.
+- ``finishReason`` is mapped by string (E4); ``MALFORMED_FUNCTION_CALL`` and the other
+  tool-call failures end the stream with ``Error`` and a diagnostic, never as a success. Gemini
+  has no terminal event (A4): the stream is complete when a finish reason was seen and the body
+  ended; EOF without one is ``stream_truncated``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from httpx_sse import ServerSentEvent
+
+from .._assembler import Assembler
+from .._classify import error_from_body
+from .._diagnostics import DiagnosticKind
+from .._errors import APIError
+from .._messages import StopReason, Usage
+from .._models import Model
+from .gemini_request import SIGNATURE_CARRIER, SKIP_SIGNATURE, build, headers, url
+
+__all__ = [
+    "FAILED",
+    "FINISH",
+    "SIGNATURE_CARRIER",
+    "SKIP_SIGNATURE",
+    "Decoder",
+    "build",
+    "decode_response",
+    "headers",
+    "url",
+]
+
+FINISH: dict[str, StopReason] = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "CONTINUATION": "length",  # the per-request token limit; generation is not complete
+    "TOO_MANY_TOOL_CALLS": "pause",  # the server-side tool loop stopped: send it back to go on
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "LANGUAGE": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "IMAGE_PROHIBITED_CONTENT": "content_filter",
+    "IMAGE_RECITATION": "content_filter",
+    "MODEL_ARMOR": "content_filter",
+    "ESCALATION": "content_filter",
+    "PUP_LIMITED_DISABLED": "content_filter",
+}
+"""Gemini finish reasons by string (QUIRKS E4; the enum grows at run time). Anything else —
+``OTHER``, ``FINISH_REASON_UNSPECIFIED``, a value added later — is unknown: reported, never
+raised."""
+
+FAILED: dict[str, tuple[DiagnosticKind, str]] = {
+    "MALFORMED_FUNCTION_CALL": ("tool_arguments_invalid", "the model wrote a malformed call"),
+    "UNEXPECTED_TOOL_CALL": ("tool_call_unknown_name", "the model called an undeclared tool"),
+    "MALFORMED_RESPONSE": ("event_malformed", "Gemini produced a malformed response"),
+    "MISSING_THOUGHT_SIGNATURE": ("thinking_dropped", "the request lacked a thought signature"),
+}
+"""Finish reasons that mean the turn failed: the stream ends with ``Error`` (QUIRKS E4, D6)."""
+
+MAX_REPORTS = 100  # report at most this many malformed events one by one
+_ESCAPE = re.compile(r"\\(.)")
+_PATH = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]")
+
+
+def _usage(u: dict[str, Any]) -> Usage | None:
+    """Usage in llmkit's convention, or None for a report without counts (Vertex sends only
+    ``trafficType`` until the last chunk).
+
+    ``promptTokenCount`` already includes cached tokens; ``candidatesTokenCount`` excludes the
+    thoughts, which llmkit's ``output`` includes. Proto3 JSON leaves zero counts out, so a
+    missing candidates/thoughts count next to a prompt count is 0.
+    """
+
+    def count(key: str) -> int | None:
+        value = u.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    prompt, total = count("promptTokenCount"), count("totalTokenCount")
+    candidates, thoughts = count("candidatesTokenCount"), count("thoughtsTokenCount")
+    if prompt is None and total is None and candidates is None and thoughts is None:
+        return None
+    tool_prompt = count("toolUsePromptTokenCount")  # input read from server-side tools
+    return Usage(
+        input=None if prompt is None else prompt + (tool_prompt or 0),
+        output=(candidates or 0) + (thoughts or 0),
+        cache_read=count("cachedContentTokenCount"),
+        reasoning=thoughts,
+    )
+
+
+def _parse_path(path: Any) -> tuple[str | int, ...] | None:
+    """``$.recipe.steps[0]`` → ``("recipe", "steps", 0)``; None when it is not a JSON path."""
+    if not isinstance(path, str) or not path.startswith("$"):
+        return None
+    out: list[str | int] = []
+    pos = 1
+    while pos < len(path):
+        found = _PATH.match(path, pos)
+        if found is None:
+            return None
+        name, index, quoted = found.groups()
+        if index is not None:
+            out.append(int(index))
+        elif quoted is not None:
+            out.append(_ESCAPE.sub(r"\1", quoted[1:-1]))
+        else:
+            out.append(name)
+        pos = found.end()
+    return tuple(out)
+
+
+class _Frame:
+    __slots__ = ("array", "count", "path")
+
+    def __init__(self, path: tuple[str | int, ...], array: bool) -> None:
+        self.path = path
+        self.array = array
+        self.count = 0
+
+
+class _ArgsWriter:
+    """Rebuilds one call's arguments from ``partialArgs`` as JSON text, in arrival order.
+
+    Gemini writes arguments in document order, so each fragment only closes the containers the
+    path leaves and opens the ones it enters; a string with ``willContinue`` stays open for
+    the next fragment of the same path. What cannot be written as a prefix of one JSON value
+    (a path revisited after its container closed, an index gap) is listed in ``problems``.
+    """
+
+    __slots__ = ("_closed", "_leaves", "_open_string", "_stack", "problems")
+
+    def __init__(self) -> None:
+        self._stack: list[_Frame] = []
+        self._open_string: tuple[str | int, ...] | None = None
+        self._leaves: set[tuple[str | int, ...]] = set()
+        self._closed: set[tuple[str | int, ...]] = set()
+        self.problems: list[tuple[str, str]] = []
+
+    def add(self, arg: dict[str, Any]) -> str:
+        """The JSON text one ``PartialArg`` adds."""
+        raw_path = arg.get("jsonPath")
+        path = _parse_path(raw_path)
+        if not path:
+            self.problems.append((str(raw_path), "not a JSON path below the arguments"))
+            return ""
+        cont = arg.get("willContinue") is True
+        string = arg.get("stringValue")
+        if isinstance(string, str) and self._open_string == path:
+            text = json.dumps(string, ensure_ascii=False)[1:-1]
+            if not cont:
+                text += '"'
+                self._open_string = None
+            return text
+        if isinstance(string, str):
+            value = json.dumps(string, ensure_ascii=False)
+            if cont:
+                value = value[:-1]
+        elif "numberValue" in arg and isinstance(arg["numberValue"], (int, float)):
+            value = json.dumps(arg["numberValue"])
+        elif isinstance(arg.get("boolValue"), bool):
+            value = "true" if arg["boolValue"] else "false"
+        elif "nullValue" in arg:
+            value = "null"
+        else:
+            self.problems.append((str(raw_path), "a fragment without a value"))
+            return ""
+        out = self._end_string()
+        if path in self._leaves:
+            self.problems.append((str(raw_path), "the same path was written twice"))
+        self._leaves.add(path)
+        out += self._enter(path[:-1], path[-1])
+        out += self._entry(self._stack[-1], path[-1], str(raw_path)) + value
+        if isinstance(string, str) and cont:
+            self._open_string = path
+        return out
+
+    def close(self) -> str:
+        """The text that closes everything still open ("" when nothing was written)."""
+        out = self._end_string()
+        while self._stack:
+            out += "]" if self._stack.pop().array else "}"
+        return out
+
+    def _end_string(self) -> str:
+        if self._open_string is None:
+            return ""
+        self._open_string = None
+        return '"'
+
+    def _enter(self, target: tuple[str | int, ...], leaf: str | int) -> str:
+        out = ""
+        if not self._stack:
+            self._stack.append(_Frame((), False))
+            out = "{"
+        depth = 1  # frames [0, depth) are on the way to target
+        while (
+            depth < len(self._stack)
+            and depth - 1 < len(target)
+            and self._stack[depth].path == target[:depth]
+        ):
+            depth += 1
+        while len(self._stack) > depth:
+            frame = self._stack.pop()
+            self._closed.add(frame.path)
+            out += "]" if frame.array else "}"
+        for i in range(depth - 1, len(target)):
+            nxt = target[i + 1] if i + 1 < len(target) else leaf
+            where = "$" + _render(target[: i + 1])
+            if target[: i + 1] in self._closed:
+                # JSON text cannot reopen a closed container: the key repeats, and a reader
+                # keeps only its last value.
+                self.problems.append((where, "a closed object or array was written to again"))
+            out += self._entry(self._stack[-1], target[i], where)
+            array = isinstance(nxt, int)
+            out += "[" if array else "{"
+            self._stack.append(_Frame(target[: i + 1], array))
+        return out
+
+    def _entry(self, parent: _Frame, segment: str | int, where: str) -> str:
+        """The separator, key or array padding before a new member of ``parent``."""
+        out = ""
+        if parent.array != isinstance(segment, int):
+            self.problems.append((where, "an object key in an array, or an index in an object"))
+        elif parent.array:
+            assert isinstance(segment, int)
+            if segment < parent.count:
+                self.problems.append((where, "an array element was revisited"))
+            while parent.count < segment:  # an index gap: JSON arrays cannot skip
+                out += ("," if parent.count else "") + "null"
+                parent.count += 1
+                self.problems.append((where, "an array index was skipped; filled with null"))
+        if parent.count:
+            out += ","
+        parent.count += 1
+        if isinstance(segment, str):
+            out += json.dumps(segment, ensure_ascii=False) + ":"
+        return out
+
+
+def _render(path: tuple[str | int, ...]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+
+
+class _Streamed:
+    """The call whose arguments are being streamed (Vertex, QUIRKS D8)."""
+
+    __slots__ = ("ordinal", "writer")
+
+    def __init__(self, ordinal: int) -> None:
+        self.ordinal = ordinal
+        self.writer = _ArgsWriter()
+
+
+class Decoder:
+    """Streamed Gemini: each SSE event is a ``GenerateContentResponse`` → neutral deltas."""
+
+    __slots__ = (
+        "_asm",
+        "_calls",
+        "_finished",
+        "_keys",
+        "_model",
+        "_reports",
+        "_started",
+        "_streamed",
+        "_text",
+        "_thought",
+        "_unknown",
+        "done",
+    )
+
+    def __init__(self, asm: Assembler, model: Model) -> None:
+        self._asm = asm
+        self._model = model
+        self._started = False
+        self._finished = False  # a finish reason was seen: EOF is then a clean end
+        self._reports = 0
+        self._keys = 0
+        self._text: int | None = None  # the open text block's key
+        self._thought: int | None = None  # the open thinking block's key
+        self._calls = 0  # the next call ordinal
+        self._streamed: _Streamed | None = None
+        self._unknown: set[str] = set()
+        self.done = False
+
+    def feed(self, sse: ServerSentEvent) -> None:
+        """One SSE event."""
+        if self.done:
+            return
+        data = sse.data
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            chunk = None
+        if not isinstance(chunk, dict):
+            self._report(
+                "event_malformed",
+                "An SSE event that is not a JSON object was skipped",
+                excerpt=data[:80],
+            )
+            return
+        self.chunk(chunk, data)
+
+    def eof(self) -> None:
+        """End of the byte stream: complete if a finish reason was seen, else truncated."""
+        if self.done:
+            return
+        self.done = True
+        if self._finished:
+            self._asm.complete()
+        else:
+            self._asm.end_of_stream()  # Gemini has no terminal event (QUIRKS A4)
+
+    def chunk(self, chunk: dict[str, Any], seed: str) -> None:
+        """One ``GenerateContentResponse`` (``seed``: its text, for synthesised ids)."""
+        asm = self._asm
+        if not self._started:
+            self._started = True
+            asm.meta(chunk.get("responseId") or None, seed=seed)
+        elif chunk.get("responseId"):
+            asm.meta(chunk["responseId"])
+        if chunk.get("error"):  # an error inside a 200 stream, or an error array (A10)
+            asm.fail(error_from_body(chunk, provider=self._model.provider))
+            self.done = True
+            return
+        metadata = chunk.get("usageMetadata")
+        if isinstance(metadata, dict):
+            usage = _usage(metadata)
+            if usage is not None:
+                asm.usage(usage)  # every chunk reports usage so far; the last holds
+        candidates = chunk.get("candidates")
+        for candidate in candidates if isinstance(candidates, list) else ():
+            if not isinstance(candidate, dict):
+                continue
+            if candidate.get("index", 0) != 0:  # Vertex leaves the index of 0 out
+                self._unknown_once("candidates", "Candidates other than the first were ignored")
+                continue
+            self._candidate(candidate)
+            if self.done:
+                return
+        feedback = chunk.get("promptFeedback")
+        if isinstance(feedback, dict) and feedback.get("blockReason") and not candidates:
+            # The prompt itself was blocked: no candidate at all.
+            asm.provider_data("prompt_feedback", feedback)
+            self._finish(str(feedback["blockReason"]), {}, blocked=True)
+
+    def _candidate(self, candidate: dict[str, Any]) -> None:
+        content = candidate.get("content")
+        parts = content.get("parts") if isinstance(content, dict) else None
+        for part in parts if isinstance(parts, list) else ():
+            if isinstance(part, dict):
+                self._part(part)
+        reason = candidate.get("finishReason")
+        if reason:
+            self._finish(str(reason), candidate)
+
+    def _finish(self, reason: str, candidate: dict[str, Any], *, blocked: bool = False) -> None:
+        asm = self._asm
+        # asm.finish ends every open block; a streamed call still open was cut (the assembler
+        # finalises it as recovered).
+        self._text = self._thought = None
+        self._streamed = None
+        failed = FAILED.get(reason)
+        if failed is not None:
+            kind, what = failed
+            detail = candidate.get("finishMessage")
+            asm.finish(reason, "error")
+            asm.diagnostic(
+                kind,
+                f"Gemini ended the turn with {reason}: {what}",
+                finish_reason=reason,
+                finish_message=detail,
+            )
+            message = f"{what} ({reason})" + (f": {detail}" if detail else "")
+            body = {"finishReason": reason, "finishMessage": detail}
+            asm.fail(APIError(message, provider=self._model.provider, code=reason, body=body))
+            self.done = True
+            return
+        asm.finish(reason, "content_filter" if blocked else FINISH.get(reason))
+        self._finished = True
+
+    def _part(self, part: dict[str, Any]) -> None:
+        asm = self._asm
+        signature = part.get("thoughtSignature")
+        sig = signature if isinstance(signature, str) and signature else None
+        call = part.get("functionCall")
+        if isinstance(call, dict):
+            self._end_text()
+            self._end_thought()
+            self._function_call(call, sig)
+            return
+        text = part.get("text")
+        if isinstance(text, str):
+            if part.get("thought") is True:
+                self._end_text()
+                if self._thought is None:
+                    self._thought = self._key()
+                asm.thinking(text, self._thought, signature=sig)
+                if sig:
+                    self._end_thought()  # a signed part is whole: never merge two (F2)
+                return
+            if sig:
+                self._carry(sig, on_text=bool(text))
+            if text:
+                self._end_thought()
+                if self._text is None:
+                    self._text = self._key()
+                asm.text(text, self._text)
+            return
+        kind = next((k for k in part if k not in ("thoughtSignature", "thought")), None)
+        if kind is not None:
+            self._unknown_once(kind, f"A {kind} part is not modelled by llmkit and was skipped")
+        if sig:
+            self._carry(sig, on_text=False)  # the signature must not be lost with its part
+
+    def _carry(self, sig: str, *, on_text: bool) -> None:
+        """A signature on a part that is not a thought nor a call (QUIRKS F2: Gemini 3 puts it
+        on a trailing empty text part) is kept in a carrier ThinkingPart where the part was;
+        ``on_text``: it belongs to the text that follows (sent back on that text)."""
+        self._end_text()
+        self._end_thought()
+        key = self._key()
+        replay: dict[str, Any] = {"gemini": SIGNATURE_CARRIER}
+        if on_text:
+            replay["next"] = True
+        self._asm.thinking("", key, signature=sig, replay=replay)
+        self._asm.end_thinking(key)
+
+    def _function_call(self, call: dict[str, Any], sig: str | None) -> None:
+        asm = self._asm
+        replay = {"thoughtSignature": sig} if sig else None
+        name = call.get("name") if isinstance(call.get("name"), str) else None
+        call_id = call.get("id") if isinstance(call.get("id"), str) else None
+        args = call.get("args")
+        partial = call.get("partialArgs")
+        more = call.get("willContinue") is True
+        streamed = self._streamed
+        if streamed is not None and not name:
+            # The next fragment of the call being streamed (Vertex, QUIRKS D8).
+            if call_id or replay:
+                asm.tool_call(streamed.ordinal, call_id or None, replay=replay)
+            self._partial(streamed, partial)
+            if isinstance(args, dict) and args:
+                self._report(
+                    "event_malformed", "Whole arguments arrived on a streamed call; ignored"
+                )
+            if not more:
+                self._end_streamed()
+            return
+        if streamed is not None:
+            self._end_streamed()  # a named part starts the next call
+        if not (name or call_id or args or partial or more):
+            return  # an empty terminator with no call open
+        ordinal = self._calls
+        self._calls += 1
+        if args is not None and not isinstance(args, dict):
+            self._report("event_malformed", "functionCall.args is not an object; ignored")
+        whole = args if isinstance(args, dict) else None
+        asm.tool_call(ordinal, call_id or None, name, whole, replay=replay)
+        if partial or more:
+            self._streamed = _Streamed(ordinal)
+            self._partial(self._streamed, partial)
+            if not more:
+                self._end_streamed()
+            return
+        asm.end_tool_call(ordinal)  # one part is one whole call (QUIRKS D1)
+
+    def _partial(self, streamed: _Streamed, fragments: Any) -> None:
+        if not isinstance(fragments, list):
+            return
+        writer = streamed.writer
+        for fragment in fragments:
+            if not isinstance(fragment, dict):
+                continue
+            text = writer.add(fragment)
+            if text:
+                self._asm.tool_call(streamed.ordinal, arguments=text)
+        for where, problem in writer.problems:
+            self._report("event_malformed", f"partialArgs: {problem}", json_path=where)
+        writer.problems.clear()
+
+    def _end_streamed(self) -> None:
+        streamed = self._streamed
+        if streamed is None:
+            return
+        self._streamed = None
+        text = streamed.writer.close()
+        if text:
+            self._asm.tool_call(streamed.ordinal, arguments=text)
+        self._asm.end_tool_call(streamed.ordinal)
+
+    def _key(self) -> int:
+        self._keys += 1
+        return self._keys
+
+    def _end_text(self) -> None:
+        if self._text is not None:
+            self._asm.end_text(self._text)
+            self._text = None
+
+    def _end_thought(self) -> None:
+        if self._thought is not None:
+            self._asm.end_thinking(self._thought)
+            self._thought = None
+
+    def _unknown_once(self, kind: str, message: str) -> None:
+        if kind not in self._unknown:
+            self._unknown.add(kind)
+            self._asm.diagnostic("event_unknown", message, part=kind)
+
+    def _report(self, kind: DiagnosticKind, message: str, **details: Any) -> None:
+        self._reports += 1
+        if self._reports <= MAX_REPORTS:
+            self._asm.diagnostic(kind, message, **details)
+
+
+def decode_response(asm: Assembler, model: Model, body: Any, seed: str) -> None:
+    """A non-streamed ``generateContent`` body through the same neutral deltas.
+
+    Also takes the JSON array ``streamGenerateContent`` sends without ``alt=sse`` (QUIRKS
+    A10), chunk by chunk, and an error body as an object or a one-element array. ``seed`` (the
+    body text) makes synthesised ids deterministic when there is no response id.
+    """
+    chunks = body if isinstance(body, list) else [body]
+    decoder = Decoder(asm, model)
+    for chunk in chunks:
+        if not isinstance(chunk, dict):
+            asm.fail(error_from_body({"message": "The response body is not a JSON object"}))
+            return
+        decoder.chunk(chunk, seed)
+        if decoder.done:
+            return
+    asm.complete()  # the body is whole: a missing finish reason is inferred, not truncation

@@ -1,0 +1,446 @@
+"""Gemini ``generateContent`` / ``streamGenerateContent`` request building (``api="gemini"``).
+
+Pure: a Context and options in, the URL/headers/JSON body out, plus a diagnostic for every
+change made to fit Gemini. The mapping:
+
+- ``systemInstruction``; ``contents`` alternating ``user``/``model``; images as ``inlineData``
+  (``fileData`` for URLs);
+- a model turn's parts one-to-one with the message's parts: text, ``thought`` parts and
+  ``functionCall`` parts, each with the ``thoughtSignature`` it arrived with, sent back to the
+  same model only (QUIRKS F2). A Gemini 3 model requires a signature on the first
+  ``functionCall`` of a turn; history from another model gets the documented placeholder
+  :data:`SKIP_SIGNATURE` there, reported as ``thinking_dropped``;
+- every result of one batch of calls in one ``user`` content, as ``functionResponse`` parts in
+  call order, each with the ``name`` of its call and the call ``id`` when Gemini gave one
+  (QUIRKS B4, G4); a result's images follow the responses as parts;
+- tools as ``functionDeclarations`` with ``parametersJsonSchema`` (the full JSON Schema);
+  models that predate it (:data:`OPENAPI_SUBSET_MODELS`) get ``parameters`` in the OpenAPI
+  subset, rewritten by :func:`llmkit._schema_gemini.gemini_openapi_schema` (QUIRKS H3);
+- ``toolConfig.functionCallingConfig`` (AUTO / ANY / NONE, allowed function names) and
+  ``generationConfig`` (max output tokens, temperature, top-p, stop sequences, response schema,
+  ``thinkingConfig`` from ``reasoning``).
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+from typing import Any
+
+from .._diagnostics import Diagnostic, DiagnosticKind
+from .._errors import InvalidRequestError, ToolDefinitionError
+from .._messages import (
+    AssistantMessage,
+    Context,
+    ImagePart,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from .._models import Model
+from .._tools import Tool
+from ._common import Options, check_tools, prepare, same_model
+
+__all__ = [
+    "OPENAPI_SUBSET_MODELS",
+    "SIGNATURE_CARRIER",
+    "SKIP_SIGNATURE",
+    "build",
+    "headers",
+    "url",
+]
+
+SKIP_SIGNATURE = "skip_thought_signature_validator"
+"""The placeholder Google documents for a ``functionCall`` whose signature is unknown (history
+from another model, or a call injected by the caller): Gemini 3 then skips validation."""
+
+SIGNATURE_CARRIER = "signature"
+"""``ThinkingPart.replay["gemini"]`` of a part that only carries a ``thoughtSignature`` Gemini
+sent on a part that is neither a thought nor a call (the decoder's side of QUIRKS F2;
+``TextPart`` has no replay field). With ``replay["next"]`` the signature belongs to the text
+that follows (it arrived on that text); without, it arrived on an empty text part (Gemini 3's
+trailing one) and goes back as such an empty part, in place."""
+
+OPENAPI_SUBSET_MODELS = re.compile(r"^(?:models/)?(?:gemini-1\.|gemini-pro|gemini-2\.0|gemma-)")
+"""Model ids that get ``parameters`` in the OpenAPI subset instead of ``parametersJsonSchema``
+(which arrived with Gemini 2.5); every later model takes the full JSON Schema."""
+
+_GENERATION = re.compile(r"gemini-(\d+)")
+_STOP_SEQUENCES = 5  # Gemini refuses more than five stop sequences
+# thinkingBudget per level for Gemini 2.5 (flash: 0-24576, pro: 128-32768).
+_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
+_IMAGE_OMITTED = "[image omitted: the model cannot see images]"
+
+
+def headers(model: Model, api_key: str | None) -> dict[str, str]:
+    """Auth header: ``x-goog-api-key`` (none without a key)."""
+    return {"x-goog-api-key": api_key} if api_key else {}
+
+
+def url(model: Model, base_url: str, *, stream: bool) -> str:
+    """``{base}/models/{id}:streamGenerateContent?alt=sse`` or ``:generateContent``.
+
+    ``alt=sse`` is always sent: without it Gemini streams one JSON array (QUIRKS A10).
+    """
+    base = base_url.rstrip("/")
+    name = model.id if model.id.startswith("models/") else f"models/{model.id}"
+    if stream:
+        return f"{base}/{name}:streamGenerateContent?alt=sse"
+    return f"{base}/{name}:generateContent"
+
+
+def _generation(model: Model) -> int:
+    """The Gemini generation of a model id (``gemini-3-pro-preview`` → 3; 0 when unknown)."""
+    found = _GENERATION.search(model.id)
+    return int(found.group(1)) if found else 0
+
+
+def _requires_signature(model: Model) -> bool:
+    # Gemini 3 validates signatures on function calls (400 "Function call is missing a
+    # thought_signature", QUIRKS F2); Gemini 2.5 accepts calls without one.
+    return _generation(model) >= 3
+
+
+class _Builder:
+    """One request being built: the body and the diagnostics of what changed."""
+
+    def __init__(self, model: Model, context: Context, opts: Options) -> None:
+        self.model = model
+        self.context = context
+        self.opts = opts
+        self.diags: list[Diagnostic] = []
+        self.calls: dict[str, tuple[str, str | None]] = {}  # call id -> (name, Gemini id)
+
+    def report(
+        self, kind: DiagnosticKind, message: str, tool_call_id: str | None = None, **details: Any
+    ) -> None:
+        self.diags.append(
+            Diagnostic(kind=kind, message=message, tool_call_id=tool_call_id, details=details)
+        )
+
+    def unsupported(self, option: str, why: str) -> None:
+        self.report("option_unsupported", f"{option} was not sent: {why}", option=option)
+
+    # -- contents ------------------------------------------------------------------------
+
+    def contents(self) -> list[dict[str, Any]]:
+        prepared = prepare(self.context, "anthropic")  # the safe id grammar [a-zA-Z0-9_-]
+        self.diags.extend(prepared.diagnostics)
+        messages = prepared.messages
+        for m in messages:
+            if isinstance(m, AssistantMessage):
+                for c in m.tool_calls:
+                    self.calls[c.id] = (c.name, _gemini_id(c, m))
+        out: list[dict[str, Any]] = []
+        batch: list[ToolCall] = []  # the calls of the last model turn, in order
+        i = 0
+        while i < len(messages):
+            m = messages[i]
+            if isinstance(m, ToolResultMessage):
+                run: list[ToolResultMessage] = []
+                while i < len(messages):
+                    result = messages[i]
+                    if not isinstance(result, ToolResultMessage):
+                        break
+                    run.append(result)
+                    i += 1
+                out.append(self.responses(run, batch))
+                continue
+            if isinstance(m, UserMessage):
+                out.append({"role": "user", "parts": self.user_parts(m.content)})
+            else:
+                batch = m.tool_calls
+                parts = self.model_parts(m)
+                if parts:  # an empty turn (aborted before any output) holds nothing to send
+                    out.append({"role": "model", "parts": parts})
+            i += 1
+        return out
+
+    def user_parts(self, content: list[TextPart | ImagePart]) -> list[dict[str, Any]]:
+        parts: list[dict[str, Any]] = []
+        for p in content:
+            if isinstance(p, TextPart):
+                parts.append({"text": p.text})
+            else:
+                parts.append(self.image(p))
+        return parts or [{"text": ""}]  # Gemini refuses a content without parts
+
+    def image(self, p: ImagePart) -> dict[str, Any]:
+        if "image" not in self.model.input:
+            self.report("image_omitted", f"{self.model.id} takes no images; sent a placeholder")
+            return {"text": _IMAGE_OMITTED}
+        if p.data is not None:
+            return {"inlineData": {"mimeType": p.media_type, "data": p.data}}
+        file: dict[str, Any] = {"fileUri": p.url}
+        mime = p.media_type or (mimetypes.guess_type(p.url or "")[0])
+        if mime:
+            file = {"mimeType": mime, **file}
+        return {"fileData": file}
+
+    def model_parts(self, m: AssistantMessage) -> list[dict[str, Any]]:
+        model = self.model
+        mine = same_model(m, model.provider, model.api, model.id)
+        parts: list[dict[str, Any]] = []
+        pending: str | None = None  # a carried signature for the text that follows (F2)
+
+        def flush() -> None:
+            nonlocal pending
+            if pending:  # nothing took it: back on an empty text part, in place
+                parts.append({"text": "", "thoughtSignature": pending})
+            pending = None
+
+        dropped = 0
+        first_call = True
+        for p in m.content:
+            if isinstance(p, TextPart):
+                part: dict[str, Any] = {"text": p.text}
+                if pending:
+                    part["thoughtSignature"] = pending
+                    pending = None
+                elif not p.text:
+                    continue
+                parts.append(part)
+                continue
+            flush()
+            if isinstance(p, ThinkingPart):
+                if not mine:
+                    # Thoughts and signatures are only valid for the model that made them.
+                    dropped += 1
+                elif (p.replay or {}).get("gemini") == SIGNATURE_CARRIER:
+                    if p.replay and p.replay.get("next"):
+                        pending = p.signature or None
+                    elif p.signature:
+                        parts.append({"text": "", "thoughtSignature": p.signature})
+                elif p.redacted:
+                    dropped += 1  # Gemini never redacts; nothing it could read back
+                else:
+                    thought: dict[str, Any] = {"text": p.thinking, "thought": True}
+                    if p.signature:
+                        thought["thoughtSignature"] = p.signature
+                    parts.append(thought)
+            else:
+                parts.append(self.function_call(p, m, mine, first_call))
+                first_call = False
+        flush()
+        if dropped:
+            self.report(
+                "thinking_dropped",
+                "Thinking from another model (or redacted thinking) was not replayed to Gemini",
+                parts=dropped,
+                source=f"{m.provider}/{m.model}",
+            )
+        return parts
+
+    def function_call(
+        self, c: ToolCall, m: AssistantMessage, mine: bool, first: bool
+    ) -> dict[str, Any]:
+        call: dict[str, Any] = {"name": c.name, "args": c.arguments}
+        gemini_id = _gemini_id(c, m)
+        if gemini_id:
+            call["id"] = gemini_id
+        part: dict[str, Any] = {"functionCall": call}
+        signature = (c.replay or {}).get("thoughtSignature") if mine else None
+        if isinstance(signature, str) and signature:
+            part["thoughtSignature"] = signature
+        elif first and _requires_signature(self.model):
+            part["thoughtSignature"] = SKIP_SIGNATURE
+            self.report(
+                "thinking_dropped",
+                "No thought signature for this call (history from another model); sent "
+                f"Gemini's documented placeholder {SKIP_SIGNATURE!r}",
+                tool_call_id=c.id,
+                placeholder=SKIP_SIGNATURE,
+                source=f"{m.provider}/{m.model}",
+            )
+        return part
+
+    def responses(self, run: list[ToolResultMessage], batch: list[ToolCall]) -> dict[str, Any]:
+        # Gemini wants every response to a batch of parallel calls in one content, as many as
+        # there were calls, in call order, each named (QUIRKS G4, F2).
+        order = {c.id: n for n, c in enumerate(batch)}
+        run = sorted(run, key=lambda r: order.get(r.tool_call_id, len(order)))
+        parts: list[dict[str, Any]] = []
+        images: list[dict[str, Any]] = []
+        for r in run:
+            name, gemini_id = self.calls.get(r.tool_call_id, (r.tool_name, None))
+            text = "".join(p.text for p in r.content if isinstance(p, TextPart))
+            # Google's convention: "output" for a result, "error" for a failure.
+            response: dict[str, Any] = {
+                "name": name,
+                "response": {"error" if r.is_error else "output": text},
+            }
+            if gemini_id:
+                response["id"] = gemini_id
+            parts.append({"functionResponse": response})
+            pictures = [p for p in r.content if isinstance(p, ImagePart)]
+            if pictures:
+                images.append({"text": f"Images returned by {name} ({r.tool_call_id}):"})
+                images.extend(self.image(p) for p in pictures)
+        return {"role": "user", "parts": parts + images}
+
+    # -- tools and options ---------------------------------------------------------------
+
+    def declaration(self, t: Tool) -> dict[str, Any]:
+        if t.strict and not self.model.strict_tools:
+            raise InvalidRequestError(
+                f"Tool {t.name!r} is strict, but {self.model.provider}/{self.model.id} does not "
+                "support strict tool schemas"
+            )
+        out: dict[str, Any] = {"name": t.name}
+        if t.description:
+            out["description"] = t.description
+        if OPENAPI_SUBSET_MODELS.search(self.model.id):
+            params = self.openapi(t.parameters, t.name)
+            if params.get("properties"):  # an empty object is sent as no parameters
+                out["parameters"] = params
+        else:
+            out["parametersJsonSchema"] = t.parameters
+        return out
+
+    def openapi(self, schema: dict[str, Any], name: str) -> dict[str, Any]:
+        from .._schema_gemini import gemini_openapi_schema
+
+        try:
+            result, rewrites = gemini_openapi_schema(schema, name)
+        except ToolDefinitionError as e:
+            raise InvalidRequestError(f"{name}: {e}") from None
+        self.diags.extend(rewrites)
+        return result
+
+    def tool_config(self) -> dict[str, Any] | None:
+        choice, tools = self.opts.tool_choice, self.context.tools
+        config: dict[str, Any] = {}
+        if choice is not None:
+            if not tools:
+                self.unsupported("tool_choice", "the request declares no tools")
+            elif isinstance(choice, dict):
+                config = {"mode": "ANY", "allowedFunctionNames": [choice["name"]]}
+            else:
+                config = {"mode": {"auto": "AUTO", "none": "NONE", "required": "ANY"}[choice]}
+        strict = self.model.strict_tools and any(t.strict for t in tools)
+        if strict and config.get("mode", "AUTO") == "AUTO":
+            # Gemini's strict mode is per request: VALIDATED is AUTO with schema adherence.
+            config["mode"] = "VALIDATED"
+        if self.opts.parallel_tool_calls is not None:
+            self.unsupported("parallel_tool_calls", "Gemini has no such option")
+        return {"functionCallingConfig": config} if config else None
+
+    def generation_config(self) -> dict[str, Any]:
+        opts = self.opts
+        config: dict[str, Any] = {}
+        if opts.max_tokens is not None:
+            config["maxOutputTokens"] = opts.max_tokens
+        if opts.temperature is not None:
+            config["temperature"] = opts.temperature
+        if opts.top_p is not None:
+            config["topP"] = opts.top_p
+        if opts.stop:
+            config["stopSequences"] = opts.stop[:_STOP_SEQUENCES]
+            if len(opts.stop) > _STOP_SEQUENCES:
+                self.unsupported(
+                    "stop", f"Gemini takes at most {_STOP_SEQUENCES} stop sequences; sent the first"
+                )
+        thinking = self.thinking_config()
+        if thinking:
+            config["thinkingConfig"] = thinking
+        if opts.response_format is not None:
+            config.update(self.response_format(opts.response_format))
+        return config
+
+    def thinking_config(self) -> dict[str, Any] | None:
+        level, model = self.opts.reasoning, self.model
+        if level is None:
+            # Thought summaries only stream when asked for: ask, so thinking is visible.
+            return {"includeThoughts": True} if model.reasoning else None
+        if not model.reasoning:
+            self.unsupported("reasoning", f"{model.id} is not a reasoning model")
+            return None
+        pro = "pro" in model.id
+        if _generation(model) >= 3:
+            levels = ("low", "high") if pro else ("minimal", "low", "medium", "high")
+            wanted = "minimal" if level == "off" else level
+            sent = wanted if wanted in levels else ("high" if wanted == "medium" else "low")
+            if level == "off" or sent != wanted:
+                self.unsupported(
+                    f"reasoning={level!r}",
+                    f"{model.id} takes thinking levels {levels}; sent {sent!r}",
+                )
+            config: dict[str, Any] = {"thinkingLevel": sent}
+        elif level == "off":
+            if pro:  # Gemini 2.5 Pro cannot turn thinking off; 128 is its smallest budget
+                self.unsupported(
+                    "reasoning='off'", f"{model.id} cannot turn thinking off; sent 128"
+                )
+                return {"thinkingBudget": 128, "includeThoughts": True}
+            return {"thinkingBudget": 0}
+        else:
+            config = {"thinkingBudget": _BUDGETS[level]}
+        config["includeThoughts"] = True
+        return config
+
+    def response_format(self, fmt: Any) -> dict[str, Any]:
+        from pydantic import BaseModel
+
+        if isinstance(fmt, type) and issubclass(fmt, BaseModel):
+            name, schema = fmt.__name__, fmt.model_json_schema()
+        elif isinstance(fmt, dict):
+            name, schema = str(fmt.get("title", "response")), fmt
+        else:
+            raise InvalidRequestError(
+                "response_format must be a pydantic model class or a JSON schema"
+            )
+        if OPENAPI_SUBSET_MODELS.search(self.model.id):
+            subset = self.openapi(schema, name)
+            return {"responseMimeType": "application/json", "responseSchema": subset}
+        return {"responseMimeType": "application/json", "responseJsonSchema": schema}
+
+
+def _gemini_id(call: ToolCall, message: AssistantMessage) -> str | None:
+    """The id to send back for ``call``: only one Gemini gave (QUIRKS B4). A synthesised id, or
+    one from another wire API, is llmkit's own and never shown to Gemini: calls and responses
+    are then paired by position and name, as Gemini before version 3 does."""
+    if message.api != "gemini" or call.provider_id == "":
+        return None
+    return call.id
+
+
+def build(
+    model: Model, context: Context, opts: Options, *, stream: bool
+) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """The JSON body for ``context`` and the diagnostics of what had to change.
+
+    Args:
+        model: The target model (``api="gemini"``).
+        context: The conversation; never modified.
+        opts: The body options.
+        stream: Unused: the body is the same for both endpoints (the URL differs).
+
+    Returns:
+        The body and the request-side diagnostics.
+
+    Raises:
+        InvalidRequestError: A bad option value, duplicate tool names, a ``tool_choice``
+            naming an undeclared tool, or a strict tool on a model without strict support.
+    """
+    if opts.reasoning not in (None, "off", "minimal", "low", "medium", "high"):
+        raise InvalidRequestError(
+            f"reasoning must be 'off', 'minimal', 'low', 'medium' or 'high', not {opts.reasoning!r}"
+        )
+    check_tools(context, opts.tool_choice)
+    b = _Builder(model, context, opts)
+    body: dict[str, Any] = {"contents": b.contents()}
+    if context.system:
+        body["systemInstruction"] = {"parts": [{"text": context.system}]}
+    if context.tools:
+        body["tools"] = [{"functionDeclarations": [b.declaration(t) for t in context.tools]}]
+    tool_config = b.tool_config()
+    if tool_config:
+        body["toolConfig"] = tool_config
+    generation_config = b.generation_config()
+    if generation_config:
+        body["generationConfig"] = generation_config
+    if opts.provider_options:
+        body.update(opts.provider_options)
+    return body, b.diags
