@@ -8,8 +8,10 @@ or a plain ``httpx`` client. Because the bytes really cross a socket, it also te
 transport cannot: chunking at arbitrary byte offsets, slow and stalled streams, dropped
 connections, and client cancellation (``disconnects``).
 
-Wire APIs served: ``openai-chat`` (``POST {base_url}/chat/completions``, streamed when the body
-says ``"stream": true``). On ``openai-chat`` the fake can also stream like another
+Wire APIs served (``FakeProvider(api=...)``): ``openai-chat`` (``POST {base_url}/chat/completions``),
+``openai-responses`` (``POST {base_url}/responses``), ``anthropic-messages``
+(``POST {base_url}/messages``) and ``gemini`` (``POST {base_url}/models/{model}:streamGenerateContent
+?alt=sse`` and ``:generateContent``); each streams when the request asks to. On ``openai-chat`` the fake can also stream like another
 OpenAI-compatible server, quirks included: ``FakeProvider(replies, emulate="ollama")`` (see
 :data:`EMULATED_SERVERS`). A tool loop under test, in a few lines::
 
@@ -110,7 +112,7 @@ class FakeProvider:
             lazily (so ``itertools.repeat(reply)`` serves forever), or a responder function
             ``(FakeRequest) -> FakeReply | FakeError`` called once per request, one call at a
             time, on a server thread. If it raises, the request gets a 500 naming the exception.
-        api: The wire API to serve, a ``Model.api`` value. Only ``"openai-chat"`` for now.
+        api: The wire API to serve, a ``Model.api`` value (every wire llmkit speaks).
         api_key: The key clients must send.
         require_key: Check the key on every request.
         host: The interface to bind.
