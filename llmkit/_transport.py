@@ -112,6 +112,7 @@ class Sleep:
 
 Op = Send | Read | Sleep
 
+
 def _min(a: float | None, b: float | None) -> float | None:
     if a is None:
         return b

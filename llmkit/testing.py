@@ -8,11 +8,16 @@ or a plain ``httpx`` client. Because the bytes really cross a socket, it also te
 transport cannot: chunking at arbitrary byte offsets, slow and stalled streams, dropped
 connections, and client cancellation (``disconnects``).
 
-Wire APIs served (``FakeProvider(api=...)``): ``openai-chat`` (``POST {base_url}/chat/completions``),
-``openai-responses`` (``POST {base_url}/responses``), ``anthropic-messages``
-(``POST {base_url}/messages``) and ``gemini`` (``POST {base_url}/models/{model}:streamGenerateContent
-?alt=sse`` and ``:generateContent``); each streams when the request asks to. On ``openai-chat`` the fake can also stream like another
-OpenAI-compatible server, quirks included: ``FakeProvider(replies, emulate="ollama")`` (see
+Wire APIs served (``FakeProvider(api=...)``), each streamed when the request asks:
+
+- ``openai-chat``: ``POST {base_url}/chat/completions``
+- ``openai-responses``: ``POST {base_url}/responses``
+- ``anthropic-messages``: ``POST {base_url}/messages``
+- ``gemini``: ``POST {base_url}/models/{model}:streamGenerateContent?alt=sse`` and
+  ``:generateContent``
+
+On ``openai-chat`` the fake can also stream like another OpenAI-compatible server, quirks
+included: ``FakeProvider(replies, emulate="ollama")`` (see
 :data:`EMULATED_SERVERS`). A tool loop under test, in a few lines::
 
     from llmkit.testing import FakeProvider, FakeReply, FakeToolCall
