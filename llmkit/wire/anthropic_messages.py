@@ -1,0 +1,392 @@
+"""Anthropic Messages (``api="anthropic-messages"``): ``POST {base_url}/messages``.
+
+Two pure halves, no I/O and no JSON repair:
+
+- the request mapping lives in :mod:`llmkit.wire.anthropic_request` (:func:`build`,
+  :func:`headers`, :func:`url` are re-exported here, completing the adapter contract);
+- :class:`Decoder` turns each SSE event into neutral deltas for the assembler, and
+  :func:`decode_response` walks a non-streamed body through the same code.
+
+Decoding rules:
+
+- ``content_block_start.index`` is Anthropic's content-block index. It keys text and thinking
+  parts and is the tool-call slot index; the assembler assigns content positions itself, so a
+  first tool call at block index 1 is not "tool 1" (QUIRKS C5).
+- Tool input arrives as ``input_json_delta`` fragments (the first is often ``""``, D3), or whole
+  in ``content_block_start.input`` / in ``message_start.message.content``, as programmatic tool
+  calling sends it; an empty input is ``{}``. A call cut by ``max_tokens`` mid-JSON is
+  ``recovered`` by the assembler, not executable by default (D6, E3).
+- ``signature_delta`` and ``redacted_thinking.data`` are kept on the ThinkingPart for replay to
+  the same model (F1).
+- Server-side blocks (``server_tool_use``, ``web_search_tool_result``,
+  ``code_execution_tool_result``, ``mcp_tool_use``, …) are not calls for the caller to run.
+  Each is kept, in order, as an opaque ThinkingPart whose ``replay["block"]`` is the block as
+  Anthropic sent it (a streamed input is reassembled), so a ``pause_turn`` reply can be sent
+  back verbatim. A block type llmkit does not know is kept the same way and reported
+  (``event_unknown``).
+- ``stop_sequence``, ``stop_details`` and ``container`` (from ``message_start`` or
+  ``message_delta``) are kept verbatim on ``message.provider_data``.
+- ``message_delta.usage`` is cumulative: output tokens overwrite, other fields are merged only
+  when present (J2). Usage follows llmkit's convention: ``input`` = ``input_tokens`` + cache
+  reads + cache writes.
+- ``message_stop`` ends the stream; anything after it (a ``[DONE]`` from a proxy, A4) is
+  ignored. ``event: error`` (e.g. ``overloaded_error`` after HTTP 200, A6/I2) ends it with an
+  ``Error`` carrying the partial message. ``ping`` is ignored; other unknown events are
+  reported once per type (A3).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from httpx_sse import ServerSentEvent
+
+from .._assembler import Assembler
+from .._classify import error_from_body
+from .._messages import StopReason, Usage
+from .._models import Model
+from .anthropic_request import build, headers, url
+
+__all__ = ["STOP_REASONS", "Decoder", "build", "decode_response", "headers", "url"]
+
+STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_use",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",  # the output was cut: the window is full
+    "refusal": "refusal",
+    "pause_turn": "pause",  # a server-tool loop paused: send the content back to continue
+}
+"""Anthropic ``stop_reason`` → llmkit stop reason (E3); the raw value is always kept."""
+
+_KEPT = ("stop_sequence", "stop_details", "container")  # message fields kept verbatim
+MAX_MALFORMED = 100  # report at most this many malformed events one by one
+
+# Server-side blocks llmkit knows and keeps opaque without a report.
+_SERVER_BLOCKS = frozenset(
+    {"server_tool_use", "mcp_tool_use", "mcp_tool_result", "container_upload"}
+)
+
+
+def _is_server_block(block_type: str) -> bool:
+    return block_type in _SERVER_BLOCKS or block_type.endswith("_tool_result")
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _usage(raw: dict[str, Any]) -> Usage:
+    """Anthropic usage (merged across events) in llmkit's convention."""
+    fresh = _int(raw.get("input_tokens"))  # input that was neither read from nor written to cache
+    read = _int(raw.get("cache_read_input_tokens"))
+    write = _int(raw.get("cache_creation_input_tokens"))
+    details = raw.get("output_tokens_details")
+    reasoning = _int(details.get("thinking_tokens")) if isinstance(details, dict) else None
+    return Usage(
+        input=None if fresh is None else fresh + (read or 0) + (write or 0),
+        output=_int(raw.get("output_tokens")),
+        cache_read=read,
+        cache_write=write,
+        reasoning=reasoning,
+    )
+
+
+class _Opaque:
+    """A server-side block being streamed: the block as started, plus its input fragments."""
+
+    __slots__ = ("block", "fragments")
+
+    def __init__(self, block: dict[str, Any]) -> None:
+        self.block = block
+        self.fragments: list[str] = []
+
+
+class Decoder:
+    """Streamed Anthropic Messages: SSE events → neutral deltas."""
+
+    __slots__ = (
+        "_asm",
+        "_kinds",
+        "_malformed",
+        "_model",
+        "_opaque",
+        "_reported",
+        "_usage",
+        "done",
+    )
+
+    def __init__(self, asm: Assembler, model: Model) -> None:
+        self._asm = asm
+        self._model = model
+        self._kinds: dict[int, str] = {}  # open block index → "text" | "thinking" | "tool"
+        self._opaque: dict[int, _Opaque] = {}  # open server-side blocks by index
+        self._usage: dict[str, Any] = {}  # raw usage fields merged across events (J2)
+        self._reported: set[str] = set()  # unknown event/block/delta types already reported
+        self._malformed = 0
+        self.done = False
+
+    # -- events ------------------------------------------------------------------------------
+
+    def feed(self, sse: ServerSentEvent) -> None:
+        """One SSE event."""
+        if self.done:
+            return  # after message_stop: a proxy's trailing [DONE] (QUIRKS A4), or nothing
+        data = sse.data
+        if not data or data.strip() == "[DONE]":
+            return  # not Anthropic's terminal event: EOF will tell whether message_stop came
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            payload = None
+        kind = payload.get("type") if isinstance(payload, dict) else None
+        if sse.event == "error" or kind == "error":  # after HTTP 200 (QUIRKS A6, I2)
+            body = payload if isinstance(payload, dict) else {"message": data[:500]}
+            self._flush_opaque()
+            self._asm.fail(error_from_body(body, provider=self._model.provider))
+            self.done = True
+            return
+        if not isinstance(payload, dict):
+            self._malformed_event(data)
+            return
+        if not isinstance(kind, str):
+            kind = sse.event
+        self.event(kind, payload, data)
+
+    def event(self, kind: str, payload: dict[str, Any], seed: str) -> None:
+        """One decoded event of type ``kind``; ``seed`` (its text) seeds synthesised ids."""
+        if kind == "content_block_delta":  # the hot path first
+            self._delta(payload)
+        elif kind == "content_block_start":
+            index, block = payload.get("index"), payload.get("content_block")
+            if isinstance(index, int) and isinstance(block, dict):
+                self._start_block(index, block)
+            else:
+                self._malformed_event(seed)
+        elif kind == "content_block_stop":
+            index = payload.get("index")
+            if isinstance(index, int):
+                self._stop_block(index)
+            else:
+                self._malformed_event(seed)
+        elif kind == "message_start":
+            message = payload.get("message")
+            self.message(message if isinstance(message, dict) else {}, seed)
+        elif kind == "message_delta":
+            usage = payload.get("usage")
+            if isinstance(usage, dict):
+                self._merge_usage(usage)
+            delta = payload.get("delta")
+            if isinstance(delta, dict):
+                self._keep(delta)
+                if delta.get("stop_reason"):
+                    self._finish(delta["stop_reason"])
+        elif kind == "message_stop":
+            self.done = True
+            self._flush_opaque()
+            self._asm.complete()
+        elif kind != "ping":  # pings are keep-alives (A3)
+            self._report_unknown(f"event {kind}", f"An unknown event type {kind!r} was ignored")
+
+    def message(self, message: dict[str, Any], seed: str) -> None:
+        """A ``message`` object: ``message_start``'s, or a whole non-streamed body.
+
+        Its ``content`` is normally empty when streaming; programmatic tool calling sends the
+        whole content (tool calls included) here, and its ``stop_reason`` too.
+        """
+        asm = self._asm
+        asm.meta(message.get("id") or None, seed=seed)
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            self._merge_usage(usage)
+        for index, block in enumerate(message.get("content") or ()):
+            if isinstance(block, dict):
+                self._start_block(index, block)
+                self._stop_block(index)
+        self._keep(message)
+        reason = message.get("stop_reason")
+        if reason:
+            self._finish(reason)
+
+    def eof(self) -> None:
+        """End of the byte stream."""
+        if not self.done:
+            self._flush_opaque()
+            self._asm.end_of_stream()
+
+    # -- content blocks ----------------------------------------------------------------------
+
+    def _start_block(self, index: int, block: dict[str, Any]) -> None:
+        asm = self._asm
+        block_type = block.get("type")
+        if block_type == "text":
+            self._kinds[index] = "text"
+            text = block.get("text")
+            if isinstance(text, str):
+                asm.text(text, key=index)  # "" when streamed: the part opens on its first delta
+        elif block_type == "thinking":
+            self._kinds[index] = "thinking"
+            thinking, signature = block.get("thinking"), block.get("signature")
+            asm.thinking(
+                thinking if isinstance(thinking, str) else "",
+                key=index,
+                signature=signature if isinstance(signature, str) and signature else None,
+            )
+        elif block_type == "redacted_thinking":
+            self._kinds[index] = "thinking"
+            data = block.get("data")
+            asm.thinking(
+                key=index,
+                redacted=True,
+                replay={"data": data} if isinstance(data, str) and data else None,
+            )
+        elif block_type == "tool_use":
+            self._kinds[index] = "tool"
+            arguments = block.get("input")
+            caller = block.get("caller")
+            replay: dict[str, Any] | None = None
+            if isinstance(caller, dict) and caller.get("type") != "direct":
+                replay = {"caller": caller}  # programmatic tool calling: needed on replay
+            asm.tool_call(
+                index,
+                block.get("id") or None,
+                block.get("name") or None,
+                # Streamed calls start with input {} and send the text as deltas; a non-empty
+                # input here is the whole input.
+                arguments if isinstance(arguments, dict) and arguments else None,
+                replay=replay,
+            )
+        else:
+            name = block_type if isinstance(block_type, str) else "?"
+            if not _is_server_block(name):
+                self._report_unknown(
+                    f"block {name}",
+                    f"An unknown content block type {name!r} was kept as opaque replay data",
+                )
+            self._opaque[index] = _Opaque(dict(block))
+            asm.thinking(key=index, replay={"block": dict(block)})  # opened now: keeps order
+
+    def _delta(self, payload: dict[str, Any]) -> None:
+        index, delta = payload.get("index"), payload.get("delta")
+        if not isinstance(index, int) or not isinstance(delta, dict):
+            self._malformed_event(json.dumps(payload)[:80])
+            return
+        delta_type = delta.get("type")
+        if delta_type == "text_delta":
+            text = delta.get("text")
+            if isinstance(text, str):
+                self._asm.text(text, key=index)
+        elif delta_type == "input_json_delta":
+            fragment = delta.get("partial_json")
+            if not isinstance(fragment, str):
+                return
+            opaque = self._opaque.get(index)
+            if opaque is not None:
+                opaque.fragments.append(fragment)
+            elif fragment:  # "" is a real, empty first fragment (D3): nothing to append
+                self._asm.tool_call(index, arguments=fragment)
+        elif delta_type == "thinking_delta":
+            thinking = delta.get("thinking")
+            if isinstance(thinking, str):
+                self._asm.thinking(thinking, key=index)
+        elif delta_type == "signature_delta":
+            signature = delta.get("signature")
+            if isinstance(signature, str) and signature:
+                self._asm.thinking(key=index, signature=signature)
+        else:
+            name = delta_type if isinstance(delta_type, str) else "?"
+            # e.g. citations_delta: llmkit has no place for citations yet; say so, once.
+            self._report_unknown(f"delta {name}", f"Content deltas of type {name!r} were ignored")
+
+    def _stop_block(self, index: int) -> None:
+        asm = self._asm
+        kind = self._kinds.pop(index, None)
+        if kind == "text":
+            asm.end_text(index)
+        elif kind == "thinking":
+            asm.end_thinking(index)
+        elif kind == "tool":
+            asm.end_tool_call(index)
+        else:
+            opaque = self._opaque.pop(index, None)
+            if opaque is not None:
+                asm.thinking(key=index, replay=self._finish_opaque(opaque))
+                asm.end_thinking(index)
+
+    def _flush_opaque(self) -> None:
+        # Server blocks the stream never closed: keep what arrived (before the assembler closes
+        # every open part).
+        for index, opaque in list(self._opaque.items()):
+            del self._opaque[index]
+            self._kinds.pop(index, None)
+            self._asm.thinking(key=index, replay=self._finish_opaque(opaque))
+
+    def _finish_opaque(self, opaque: _Opaque) -> dict[str, Any]:
+        block = opaque.block
+        text = "".join(opaque.fragments)
+        if not text.strip():
+            return {"block": block}
+        try:
+            block["input"] = json.loads(text)
+        except ValueError:
+            # Cut short (max_tokens) or broken: not replayable as it stands. Kept as text.
+            self._asm.diagnostic(
+                "event_malformed",
+                f"The input of a {block.get('type')} block is not valid JSON; kept as text",
+                excerpt=text[:80],
+            )
+            return {"block": block, "input_json": text}
+        return {"block": block}
+
+    # -- message-level -----------------------------------------------------------------------
+
+    def _merge_usage(self, usage: dict[str, Any]) -> None:
+        # Cumulative counts overwrite; a field left out keeps the earlier value (J2).
+        for key, value in usage.items():
+            if value is not None:
+                self._usage[key] = value
+        self._asm.usage(_usage(self._usage))
+
+    def _keep(self, fields: dict[str, Any]) -> None:
+        # Kept verbatim on message.provider_data: which stop sequence matched, why a turn was
+        # refused (E3), and the code-execution container a programmatic tool-calling turn
+        # must name again (pass it back as provider_options={"container": ...["id"]}).
+        for key in _KEPT:
+            value = fields.get(key)
+            if value is not None:
+                self._asm.provider_data(key, value)
+
+    def _finish(self, reason: Any) -> None:
+        self._flush_opaque()  # max_tokens may cut a server block before its content_block_stop
+        raw = str(reason)
+        self._asm.finish(raw, STOP_REASONS.get(raw))
+
+    def _report_unknown(self, key: str, message: str) -> None:
+        if key not in self._reported:
+            self._reported.add(key)
+            self._asm.diagnostic("event_unknown", message, type=key)
+
+    def _malformed_event(self, data: str) -> None:
+        self._malformed += 1
+        if self._malformed <= MAX_MALFORMED:
+            self._asm.diagnostic(
+                "event_malformed",
+                "An SSE event that is not a well-formed Anthropic event was skipped",
+                excerpt=data[:80],
+            )
+
+
+def decode_response(asm: Assembler, model: Model, body: Any, seed: str) -> None:
+    """A non-streamed ``message`` body through the same neutral deltas; ``seed`` (the body text)
+    makes synthesised ids deterministic."""
+    if not isinstance(body, dict):
+        asm.fail(error_from_body({"message": "The response body is not a JSON object"}))
+        return
+    if body.get("type") == "error" or "error" in body:
+        asm.fail(error_from_body(body, provider=model.provider))
+        return
+    decoder = Decoder(asm, model)
+    decoder.message(body, seed)
+    asm.complete()

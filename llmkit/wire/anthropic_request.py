@@ -1,0 +1,436 @@
+"""Anthropic Messages request mapping: a Context and options → the ``POST /v1/messages`` body.
+
+The decoding half lives in :mod:`llmkit.wire.anthropic_messages`, which re-exports
+:func:`build`, :func:`headers` and :func:`url` so that the module satisfies the adapter
+contract on its own.
+
+What the mapping guarantees (each change reported as a request-side diagnostic):
+
+- tool-call ids are normalised to ``^[a-zA-Z0-9_-]{1,64}$`` by one collision-free mapping
+  applied to ``tool_use`` and ``tool_result`` alike (``tool_call_id_normalized``, QUIRKS B5); a
+  call without a result gets a synthetic error result (``orphan_tool_call``, G1), and a result
+  that answers no call of the turn before it is sent as user text (G1: an orphan
+  ``tool_result`` is a 400 too);
+- consecutive tool results (and a user turn right after them) form one user message, results
+  first, as Anthropic requires (G1); a result's images stay inside its ``tool_result`` block;
+- thinking, redacted thinking and server-tool blocks are replayed verbatim and in order, but
+  only to the model that produced them (F1); from another model, or with an empty signature
+  (an interrupted stream), visible thinking becomes a text block and opaque data is dropped
+  (``thinking_dropped``);
+- ``max_tokens`` is always sent: the option, else the model's ``max_output_tokens``, else
+  :data:`DEFAULT_MAX_TOKENS` (reported as ``option_unsupported`` with ``details.default``);
+- ``reasoning`` becomes a thinking budget (``thinking.budget_tokens``) or, on models with
+  adaptive thinking, ``thinking: {"type": "adaptive"}`` plus ``output_config.effort``;
+  sampling options thinking forbids are dropped (``option_unsupported``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._diagnostics import Diagnostic
+from .._errors import InvalidRequestError
+from .._messages import (
+    AssistantMessage,
+    Context,
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from .._models import Model
+from .._tools import Tool
+from ._common import Options, check_tools, prepare, same_model
+
+__all__ = [
+    "ANTHROPIC_VERSION",
+    "DEFAULT_MAX_TOKENS",
+    "THINKING_BUDGETS",
+    "build",
+    "headers",
+    "url",
+]
+
+ANTHROPIC_VERSION = "2023-06-01"
+"""The ``anthropic-version`` header every request carries."""
+
+DEFAULT_MAX_TOKENS = 4096
+"""``max_tokens`` when neither the option nor the model's ``max_output_tokens`` gives one (the
+wire requires the field)."""
+
+THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+"""``reasoning`` level → ``thinking.budget_tokens`` on models with manual extended thinking."""
+
+_MIN_BUDGET = 1024  # the API refuses smaller budgets; the budget must also be < max_tokens
+_EFFORT: dict[str, str] = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
+# Claude 4.6 and later take adaptive thinking with an effort level instead of a manual budget
+# (budget_tokens is deprecated there). Data, not code, once the catalogue grows an Anthropic
+# compat flag; until then the model family is read from the id.
+_ADAPTIVE = re.compile(r"claude-(?:opus|sonnet|haiku)-(?:4-[6-9]|[5-9])(?!\d)")
+_THINKING_TEXT = "<thinking>\n{}\n</thinking>"
+_IMAGE_PLACEHOLDER = "[image omitted: the model cannot see images]"
+_Report = Callable[..., None]  # reports an option that was not sent as given
+
+
+def headers(model: Model, api_key: str | None) -> dict[str, str]:
+    """``x-api-key`` (when there is a key) and ``anthropic-version``."""
+    out = {"anthropic-version": ANTHROPIC_VERSION}
+    if api_key:
+        out["x-api-key"] = api_key
+    return out
+
+
+def url(model: Model, base_url: str, *, stream: bool) -> str:
+    """The endpoint: ``{base_url}/messages`` (the base URL ends in ``/v1``)."""
+    return base_url.rstrip("/") + "/messages"
+
+
+def build(
+    model: Model, context: Context, opts: Options, *, stream: bool
+) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """The JSON body for ``context`` and the diagnostics of what had to change.
+
+    Raises:
+        InvalidRequestError: duplicate tool names, a ``tool_choice`` naming an undeclared
+            tool, or a ``strict`` tool on a model without strict support.
+    """
+    check_tools(context, opts.tool_choice)
+    prepared = prepare(context, "anthropic")
+    diags = prepared.diagnostics
+    body: dict[str, Any] = {"model": model.id}
+    if context.system:
+        body["system"] = context.system
+    body["messages"] = _messages(prepared.messages, model, diags)
+    if context.tools:
+        body["tools"] = [_tool(t, model) for t in context.tools]
+    _options(body, model, context, opts, diags)
+    if stream:
+        body["stream"] = True
+    if opts.provider_options:
+        body.update(opts.provider_options)
+    return body, diags
+
+
+# -- messages -----------------------------------------------------------------------------
+
+
+def _messages(
+    messages: Sequence[Message], model: Model, diags: list[Diagnostic]
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    open_calls: set[str] = set()  # tool_use ids of the last assistant turn still unanswered
+
+    def user_blocks() -> list[dict[str, Any]]:
+        # Tool results and the user turn after them share one user message (QUIRKS G1).
+        if not out or out[-1]["role"] != "user":
+            out.append({"role": "user", "content": []})
+        content: list[dict[str, Any]] = out[-1]["content"]
+        return content
+
+    for m in messages:
+        if isinstance(m, ToolResultMessage):
+            if m.tool_call_id in open_calls:
+                open_calls.discard(m.tool_call_id)
+                user_blocks().append(_tool_result(m, model, diags))
+            else:
+                user_blocks().extend(_orphan_result(m, model, diags))
+        elif isinstance(m, UserMessage):
+            open_calls.clear()
+            user_blocks().extend(_user_content(m.content, model, diags))
+        else:
+            blocks = _assistant(m, model, diags)
+            open_calls = {b["id"] for b in blocks if b.get("type") == "tool_use"}
+            if blocks:  # an empty assistant turn (e.g. aborted before any content) is a 400
+                out.append({"role": "assistant", "content": blocks})
+    return out
+
+
+def _user_content(
+    parts: Sequence[TextPart | ImagePart], model: Model, diags: list[Diagnostic]
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for p in parts:
+        if isinstance(p, TextPart):
+            if p.text:  # Anthropic refuses empty text blocks
+                out.append({"type": "text", "text": p.text})
+        elif "image" not in model.input:
+            diags.append(
+                Diagnostic(
+                    kind="image_omitted",
+                    message=f"{model.id} takes no images; an image was replaced by a placeholder",
+                )
+            )
+            out.append({"type": "text", "text": _IMAGE_PLACEHOLDER})
+        elif p.url is not None:
+            out.append({"type": "image", "source": {"type": "url", "url": p.url}})
+        else:
+            source = {"type": "base64", "media_type": p.media_type, "data": p.data}
+            out.append({"type": "image", "source": source})
+    return out
+
+
+def _tool_result(m: ToolResultMessage, model: Model, diags: list[Diagnostic]) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": m.tool_call_id}
+    if all(isinstance(p, TextPart) for p in m.content):
+        text = "".join(p.text for p in m.content if isinstance(p, TextPart))
+        if text:
+            block["content"] = text
+    else:
+        # Images go inside the tool_result block on Anthropic (DESIGN §4).
+        block["content"] = _user_content(m.content, model, diags)
+    if m.is_error:
+        block["is_error"] = True
+    return block
+
+
+def _orphan_result(
+    m: ToolResultMessage, model: Model, diags: list[Diagnostic]
+) -> list[dict[str, Any]]:
+    diags.append(
+        Diagnostic(
+            kind="orphan_tool_call",
+            message="A tool result answered no tool call of the turn before it; sent as text",
+            tool_call_id=m.tool_call_id,
+            details={"name": m.tool_name, "result_without_call": True},
+        )
+    )
+    status = " (error)" if m.is_error else ""
+    head = {
+        "type": "text",
+        "text": f"[result of tool call {m.tool_call_id} ({m.tool_name}){status}]",
+    }
+    return [head, *_user_content(m.content, model, diags)]
+
+
+def _assistant(m: AssistantMessage, model: Model, diags: list[Diagnostic]) -> list[dict[str, Any]]:
+    same = same_model(m, model.provider, model.api, model.id)
+    blocks: list[dict[str, Any]] = []
+    for p in m.content:
+        if isinstance(p, TextPart):
+            if p.text:
+                blocks.append({"type": "text", "text": p.text})
+        elif isinstance(p, ThinkingPart):
+            blocks.extend(_thinking(p, m, same, diags))
+        else:
+            blocks.append(_tool_use(p, m, same, diags))
+    return blocks
+
+
+def _tool_use(
+    call: ToolCall, m: AssistantMessage, same: bool, diags: list[Diagnostic]
+) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.name}
+    block["input"] = call.arguments  # a recovered call replays its recovered value
+    if call.replay:
+        caller = call.replay.get("caller")
+        if same and isinstance(caller, dict):
+            block["caller"] = caller  # programmatic tool calling: who made the call
+        elif not same:
+            # Another provider's opaque data (a Gemini thought signature, OpenRouter reasoning
+            # details) means nothing to Anthropic and is never sent across (F2, F3).
+            diags.append(
+                Diagnostic(
+                    kind="thinking_dropped",
+                    message="Replay data of a tool call from another model was not sent",
+                    tool_call_id=call.id,
+                    details={"from": _origin(m), "keys": sorted(call.replay)},
+                )
+            )
+    return block
+
+
+def _thinking(
+    p: ThinkingPart, m: AssistantMessage, same: bool, diags: list[Diagnostic]
+) -> list[dict[str, Any]]:
+    replay = p.replay or {}
+    if same:
+        block = replay.get("block")
+        if isinstance(block, dict) and "input_json" not in replay:
+            return [block]  # a server-tool block (web search, code execution), verbatim
+        if isinstance(block, dict):
+            # Its input was cut short (max_tokens, a broken stream): not a valid block to send.
+            diags.append(
+                Diagnostic(
+                    kind="thinking_dropped",
+                    message=f"An incomplete {block.get('type')} block was not sent back",
+                    details={"action": "dropped", "from": _origin(m)},
+                )
+            )
+            return []
+        data = replay.get("data")
+        if p.redacted and isinstance(data, str) and data:
+            return [{"type": "redacted_thinking", "data": data}]
+        if not p.redacted and p.signature:
+            return [{"type": "thinking", "thinking": p.thinking, "signature": p.signature}]
+        # An interrupted stream leaves no signature, which is never valid (QUIRKS F1).
+        why = "it has no signature (the stream that produced it was interrupted)"
+    else:
+        why = f"it came from {_origin(m)}, not this model"
+    if p.thinking and not p.redacted:
+        diags.append(
+            Diagnostic(
+                kind="thinking_dropped",
+                message=f"A thinking part was sent as text because {why}",
+                details={"action": "text", "from": _origin(m)},
+            )
+        )
+        return [{"type": "text", "text": _THINKING_TEXT.format(p.thinking)}]
+    diags.append(
+        Diagnostic(
+            kind="thinking_dropped",
+            message=f"An opaque thinking part was dropped because {why}",
+            details={"action": "dropped", "from": _origin(m)},
+        )
+    )
+    return []
+
+
+def _origin(m: AssistantMessage) -> str:
+    return f"{m.provider}/{m.api}/{m.model}"
+
+
+# -- tools and options --------------------------------------------------------------------
+
+
+def _tool(t: Tool, model: Model) -> dict[str, Any]:
+    # The full JSON Schema is sent, $defs and nested objects included (Anthropic takes draft
+    # 2020-12 as is; DESIGN: no dialect rewrite for Anthropic).
+    out: dict[str, Any] = {"name": t.name}
+    if t.description:
+        out["description"] = t.description
+    out["input_schema"] = t.parameters
+    if t.strict:
+        if not model.strict_tools:
+            raise InvalidRequestError(
+                f"Tool {t.name!r} is strict, but {model.provider}/{model.id} does not support "
+                "strict tool schemas"
+            )
+        out["strict"] = True
+    return out
+
+
+def _options(
+    body: dict[str, Any], model: Model, context: Context, opts: Options, diags: list[Diagnostic]
+) -> None:
+    def unsupported(option: str, why: str, **details: Any) -> None:
+        diags.append(
+            Diagnostic(
+                kind="option_unsupported",
+                message=f"{option} was not sent as given: {why}",
+                details={"option": option, **details},
+            )
+        )
+
+    # 0 is a valid value (it pre-warms the prompt cache), so test for None, not falsiness.
+    max_tokens = opts.max_tokens if opts.max_tokens is not None else model.max_output_tokens
+    if max_tokens is None:
+        max_tokens = DEFAULT_MAX_TOKENS
+        unsupported(
+            "max_tokens",
+            f"the wire requires it and {model.id} has no known output limit; sent "
+            f"{DEFAULT_MAX_TOKENS}",
+            default=DEFAULT_MAX_TOKENS,
+        )
+    body["max_tokens"] = max_tokens
+
+    choice = _tool_choice(opts, context, unsupported)
+    forced = choice is not None and choice["type"] in ("any", "tool")
+    thinking = _reasoning(body, model, opts, max_tokens, forced, unsupported)
+
+    if opts.temperature is not None:
+        if thinking:  # the API refuses temperature changes with thinking on
+            unsupported("temperature", "thinking is on, which requires the default temperature")
+        else:
+            body["temperature"] = opts.temperature
+    if opts.top_p is not None:
+        if thinking and opts.top_p < 0.95:  # with thinking, top_p may only be 0.95..1
+            unsupported("top_p", "thinking is on, which allows top_p only from 0.95 to 1")
+        else:
+            body["top_p"] = opts.top_p
+    if opts.stop:
+        body["stop_sequences"] = opts.stop
+    if choice is not None:
+        body["tool_choice"] = choice
+    if opts.response_format is not None:
+        unsupported(
+            "response_format",
+            "structured output is not mapped on anthropic-messages yet (it needs Anthropic's "
+            "own schema transform, QUIRKS H5); describe the format in the prompt or use a tool",
+        )
+
+
+def _tool_choice(opts: Options, context: Context, unsupported: _Report) -> dict[str, Any] | None:
+    choice: dict[str, Any] | None = None
+    if opts.tool_choice is not None:
+        if not context.tools:
+            unsupported("tool_choice", "the request declares no tools")
+        elif isinstance(opts.tool_choice, dict):
+            choice = {"type": "tool", "name": opts.tool_choice["name"]}
+        elif opts.tool_choice == "required":
+            choice = {"type": "any"}
+        else:
+            choice = {"type": opts.tool_choice}  # "auto" or "none"
+    if opts.parallel_tool_calls is not None:
+        if not context.tools:
+            unsupported("parallel_tool_calls", "the request declares no tools")
+        elif choice is not None and choice["type"] == "none":
+            unsupported("parallel_tool_calls", "tool_choice 'none' allows no calls at all")
+        elif opts.parallel_tool_calls is False:
+            choice = choice or {"type": "auto"}
+            choice["disable_parallel_tool_use"] = True
+        # True is Anthropic's default: nothing to send.
+    return choice
+
+
+def _reasoning(
+    body: dict[str, Any],
+    model: Model,
+    opts: Options,
+    max_tokens: int,
+    forced: bool,
+    unsupported: _Report,
+) -> bool:
+    """Map ``reasoning`` onto ``thinking``; returns whether thinking is on."""
+    level = opts.reasoning
+    if level is None:
+        return False
+    if not model.reasoning:
+        unsupported("reasoning", f"{model.id} is not a reasoning model")
+        return False
+    if level == "off":
+        body["thinking"] = {"type": "disabled"}
+        return False
+    if level not in THINKING_BUDGETS:
+        raise InvalidRequestError(
+            f"reasoning must be 'off', 'minimal', 'low', 'medium' or 'high', not {level!r}"
+        )
+    if forced:
+        # "Thinking may not be enabled when tool_choice forces tool use" (a 400): the explicit
+        # tool choice wins.
+        unsupported("reasoning", "thinking cannot be combined with a forced tool_choice")
+        return False
+    if _ADAPTIVE.search(model.id):
+        body["thinking"] = {"type": "adaptive"}
+        body["output_config"] = {"effort": _EFFORT[level]}
+        if level == "minimal":
+            unsupported("reasoning='minimal'", "adaptive thinking has no such level; sent 'low'")
+        return True
+    budget = min(THINKING_BUDGETS[level], max_tokens - 1)
+    if budget < _MIN_BUDGET:
+        unsupported(
+            "reasoning", f"a thinking budget needs max_tokens > {_MIN_BUDGET}, got {max_tokens}"
+        )
+        return False
+    if budget < THINKING_BUDGETS[level]:
+        unsupported(
+            f"reasoning={level!r}",
+            f"the thinking budget was reduced to {budget} to stay below max_tokens",
+            budget=budget,
+        )
+    body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    return True
