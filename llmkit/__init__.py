@@ -18,6 +18,7 @@ from ._api import (
     parse_stream,
     stream,
 )
+from ._compat import AnthropicCompat
 from ._decode import decode_tool_call
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import (
@@ -82,6 +83,7 @@ __all__ = [
     "APIConnectionError",
     "APIError",
     "APITimeoutError",
+    "AnthropicCompat",
     "Api",
     "AssistantMessage",
     "AsyncEventStream",

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["OpenAIChatCompat"]
+__all__ = ["AnthropicCompat", "OpenAIChatCompat"]
 
 ThinkingFormat = Literal["openai", "deepseek", "zai", "qwen", "chat_template", "openrouter", "none"]
 
@@ -90,3 +90,21 @@ class OpenAIChatCompat(BaseModel):
 
     azure_api_version: str = "2024-10-21"
     """The ``api-version`` query parameter for Azure OpenAI."""
+
+
+class AnthropicCompat(BaseModel):
+    """Per-model behaviour of ``api="anthropic-messages"`` models. ``None`` means "infer from
+    the model id" (Claude family and version), so a new model id works before the catalogue
+    knows it; catalogue entries set the fields explicitly."""
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True, extra="forbid")
+
+    thinking: Literal["budget", "adaptive", "always"] | None = None
+    """How ``reasoning`` is sent: ``budget`` → ``thinking.budget_tokens`` (manual extended
+    thinking, Claude 4.5 and earlier); ``adaptive`` → ``thinking: {type: adaptive}`` with an
+    effort level (Claude 4.6 and later, where manual budgets are refused); ``always`` →
+    adaptive thinking that cannot be turned off (Fable, Opus 5.5)."""
+
+    supports_sampling: bool | None = None
+    """Whether non-default ``temperature``/``top_p`` are accepted. Claude Opus 4.7 and the
+    Claude 5 family answer 400 to them, so llmkit drops them there (reported)."""

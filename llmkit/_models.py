@@ -17,11 +17,12 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ._compat import OpenAIChatCompat
+from ._compat import AnthropicCompat, OpenAIChatCompat
 from ._errors import UnknownModelError
 from ._messages import Usage
 
 __all__ = [
+    "AnthropicCompat",
     "Api",
     "Model",
     "ModelCost",
@@ -68,7 +69,9 @@ class Model(BaseModel):
         max_output_tokens: Output limit, when known (used as the default ``max_tokens``
             where the wire API requires one).
         cost: Prices per million tokens.
-        compat: OpenAI-compatible server quirk flags (``openai-chat`` only).
+        compat: OpenAI-compatible server quirk flags (``openai-chat``; ``supports_strict`` is
+            also read by ``openai-responses``).
+        anthropic: Per-model Anthropic behaviour (thinking mode, sampling parameters).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -86,6 +89,7 @@ class Model(BaseModel):
     max_output_tokens: int | None = None
     cost: ModelCost = Field(default_factory=ModelCost)
     compat: OpenAIChatCompat = Field(default_factory=OpenAIChatCompat)
+    anthropic: AnthropicCompat = Field(default_factory=AnthropicCompat)
 
     @model_validator(mode="before")
     @classmethod

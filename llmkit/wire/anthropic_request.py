@@ -68,10 +68,41 @@ THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192
 
 _MIN_BUDGET = 1024  # the API refuses smaller budgets; the budget must also be < max_tokens
 _EFFORT: dict[str, str] = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
-# Claude 4.6 and later take adaptive thinking with an effort level instead of a manual budget
-# (budget_tokens is deprecated there). Data, not code, once the catalogue grows an Anthropic
-# compat flag; until then the model family is read from the id.
-_ADAPTIVE = re.compile(r"claude-(?:opus|sonnet|haiku)-(?:4-[6-9]|[5-9])(?!\d)")
+# For ids the catalogue does not know, the Claude family and version decide (model.anthropic
+# flags set in the catalogue win): 4.6 and later take adaptive thinking with an effort level;
+# Fable and Opus 5.5+ cannot turn it off; Opus 4.7 and every Claude 5 refuse sampling params.
+_CLAUDE = re.compile(r"claude-(opus|sonnet|haiku|fable)-(\d+)(?:-(\d{1,2}))?(?!\d)")
+
+
+def _claude_version(model_id: str) -> tuple[str, tuple[int, int]] | None:
+    match = _CLAUDE.search(model_id)
+    if match is None:
+        return None
+    return match.group(1), (int(match.group(2)), int(match.group(3) or 0))
+
+
+def thinking_mode(model: Model) -> str:
+    """``budget``, ``adaptive`` or ``always`` for this model (flag first, then the id)."""
+    if model.anthropic.thinking is not None:
+        return model.anthropic.thinking
+    found = _claude_version(model.id)
+    if found is None:
+        return "budget"
+    family, version = found
+    if family == "fable" or (family == "opus" and version >= (5, 5)):
+        return "always"
+    return "adaptive" if version >= (4, 6) else "budget"
+
+
+def supports_sampling(model: Model) -> bool:
+    """Whether non-default temperature/top_p may be sent (flag first, then the id)."""
+    if model.anthropic.supports_sampling is not None:
+        return model.anthropic.supports_sampling
+    found = _claude_version(model.id)
+    if found is None:
+        return True
+    family, version = found
+    return not (version >= (5, 0) or family == "fable" or (family == "opus" and version >= (4, 7)))
 _THINKING_TEXT = "<thinking>\n{}\n</thinking>"
 _IMAGE_PLACEHOLDER = "[image omitted: the model cannot see images]"
 _Report = Callable[..., None]  # reports an option that was not sent as given
@@ -342,13 +373,18 @@ def _options(
     forced = choice is not None and choice["type"] in ("any", "tool")
     thinking = _reasoning(body, model, opts, max_tokens, forced, unsupported)
 
+    sampling = supports_sampling(model)
     if opts.temperature is not None:
-        if thinking:  # the API refuses temperature changes with thinking on
+        if not sampling:
+            unsupported("temperature", f"{model.id} refuses non-default sampling parameters")
+        elif thinking:  # the API refuses temperature changes with thinking on
             unsupported("temperature", "thinking is on, which requires the default temperature")
         else:
             body["temperature"] = opts.temperature
     if opts.top_p is not None:
-        if thinking and opts.top_p < 0.95:  # with thinking, top_p may only be 0.95..1
+        if not sampling:
+            unsupported("top_p", f"{model.id} refuses non-default sampling parameters")
+        elif thinking and opts.top_p < 0.95:  # with thinking, top_p may only be 0.95..1
             unsupported("top_p", "thinking is on, which allows top_p only from 0.95 to 1")
         else:
             body["top_p"] = opts.top_p
@@ -402,7 +438,11 @@ def _reasoning(
     if not model.reasoning:
         unsupported("reasoning", f"{model.id} is not a reasoning model")
         return False
+    mode = thinking_mode(model)
     if level == "off":
+        if mode == "always":
+            unsupported("reasoning='off'", f"{model.id} always thinks; it cannot be turned off")
+            return True
         body["thinking"] = {"type": "disabled"}
         return False
     if level not in THINKING_BUDGETS:
@@ -414,7 +454,7 @@ def _reasoning(
         # tool choice wins.
         unsupported("reasoning", "thinking cannot be combined with a forced tool_choice")
         return False
-    if _ADAPTIVE.search(model.id):
+    if mode in ("adaptive", "always"):
         body["thinking"] = {"type": "adaptive"}
         body["output_config"] = {"effort": _EFFORT[level]}
         if level == "minimal":
