@@ -404,6 +404,8 @@ class Assembler:
             return
         self._close_blocks()
         stop = self._resolve_stop()
+        if stop == "refusal":
+            self._not_executable("the model refused in this turn (QUIRKS E3)")
         if self._usage is None:
             self._diag_kind("usage_missing", "The provider reported no token usage", None, {})
         message = self._build(stop)
@@ -545,6 +547,20 @@ class Assembler:
                 slot,
                 {},
             )
+
+    def _not_executable(self, why: str) -> None:
+        """Calls from a turn that must not be acted on are marked ``recovered`` (so
+        ``decode_tool_call`` refuses them by default) and reported."""
+        for slot in self._all_calls:
+            call = slot.call
+            if call is not None and call.status == "complete":
+                slot.call = call.model_copy(update={"status": "recovered"})
+                self._diag_kind(
+                    "tool_call_not_executable",
+                    f"This tool call is not safe to execute: {why}",
+                    slot,
+                    {"reason": why},
+                )
 
     def _args_complete(self, slot: _Call) -> bool:
         return slot.fed > 0 and slot.parser.is_complete_value()

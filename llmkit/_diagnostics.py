@@ -30,6 +30,7 @@ DiagnosticKind = Literal[
     "tool_call_index_mismatch",  # arguments for an unknown index joined the one open call (C3)
     "tool_call_unknown_name",
     "tool_call_name_changed",
+    "tool_call_not_executable",  # e.g. a call in a refusal turn (QUIRKS E3)
     # stop reasons and stream shape
     "stop_reason_inferred",
     "stop_reason_unknown",

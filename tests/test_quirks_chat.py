@@ -449,9 +449,19 @@ def test_E2_two_finish_reasons_first_wins_calls_kept() -> None:
     ) and "stop_reason_conflict" in kinds(msg)
 
 
-def test_E3_refusal_is_its_own_stop_reason() -> None:
+def test_E3_refusal_is_its_own_stop_reason_and_its_calls_are_not_executable() -> None:
     msg = final(sse(chunk({"refusal": "No."}), chunk(finish="stop")))
     assert (msg.stop_reason, msg.text) == ("refusal", "No.")
+    body = sse(
+        tools(call(0, id="r1", name="f", arguments="{}")),
+        chunk({"refusal": "No."}),
+        chunk(finish="stop"),
+    )
+    msg = final(body)
+    assert (msg.stop_reason, msg.tool_calls[0].status) == ("refusal", "recovered")
+    assert "tool_call_not_executable" in kinds(msg)
+    with pytest.raises(llmkit.ToolArgumentsError):
+        llmkit.decode_tool_call(llmkit.Tool(name="f"), msg.tool_calls[0])
 
 
 def test_E4_unknown_finish_values_map_by_string_and_are_kept_raw() -> None:
