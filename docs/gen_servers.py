@@ -6,9 +6,12 @@ docs/servers.md equals this script's output.
 
 from __future__ import annotations
 
+import ast
 import json
 from importlib import resources
 from pathlib import Path
+
+import llmkit._compat
 
 from llmkit._compat import OpenAIChatCompat
 
@@ -48,10 +51,29 @@ def render() -> str:
             f"{', '.join(changed) or '-'} |"
         )
     flags = ["", "## The flags", ""]
-    for field, info in OpenAIChatCompat.model_fields.items():
-        doc = " ".join((info.description or "").split())
+    docs = _attribute_docs("OpenAIChatCompat")
+    for field in OpenAIChatCompat.model_fields:
+        doc = " ".join(docs.get(field, "").split())
         flags.append(f"- `{field}` (default `{getattr(defaults, field)!r}`): {doc}")
     return HEADER + "\n".join(rows) + "\n" + "\n".join(flags) + "\n"
+
+
+def _attribute_docs(class_name: str) -> dict[str, str]:
+    """The docstring under each field of ``class_name`` in llmkit/_compat.py."""
+    source = Path(llmkit._compat.__file__).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)
+    docs: dict[str, str] = {}
+    for field, doc in zip(cls.body, cls.body[1:]):
+        if (
+            isinstance(field, ast.AnnAssign)
+            and isinstance(field.target, ast.Name)
+            and isinstance(doc, ast.Expr)
+            and isinstance(doc.value, ast.Constant)
+            and isinstance(doc.value.value, str)
+        ):
+            docs[field.target.id] = doc.value.value
+    return docs
 
 
 if __name__ == "__main__":

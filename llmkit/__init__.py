@@ -6,76 +6,159 @@ stay in the caller's code. See DESIGN.md for the contract; everything public is 
 here from private modules.
 """
 
-from ._api import (
-    AsyncEventStream,
-    EventStream,
-    acomplete,
-    aparse_stream,
-    astream,
-    build_request,
-    complete,
-    parse_response,
-    parse_stream,
-    stream,
-)
-from ._compat import AnthropicCompat
-from ._decode import decode_tool_call
-from ._diagnostics import Diagnostic, DiagnosticKind
-from ._errors import (
-    APIConnectionError,
-    APIError,
-    APITimeoutError,
-    AuthenticationError,
-    ContextLengthError,
-    InvalidRequestError,
-    LLMError,
-    MissingAPIKeyError,
-    NotFoundError,
-    OverloadedError,
-    PermissionDeniedError,
-    RateLimitError,
-    ServerError,
-    StreamError,
-    ToolArgumentsError,
-    ToolDefinitionError,
-    UnknownModelError,
-)
-from ._events import (
-    DiagnosticEvent,
-    Done,
-    Error,
-    Event,
-    Start,
-    TextDelta,
-    TextEnd,
-    TextStart,
-    ThinkingDelta,
-    ThinkingEnd,
-    ThinkingStart,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
-    UsageEvent,
-)
-from ._messages import (
-    AssistantMessage,
-    Context,
-    ImagePart,
-    Message,
-    StopReason,
-    TextPart,
-    ThinkingPart,
-    ToolCall,
-    ToolCallStatus,
-    ToolResultMessage,
-    Usage,
-    UserMessage,
-    tool_result,
-    user,
-)
-from ._models import Api, Model, ModelCost, OpenAIChatCompat, get_model, models, register_model
-from ._tools import Injected, Tool, tool, tool_from_function
-from ._transport import Timeouts
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._api import (
+        AsyncEventStream,
+        EventStream,
+        acomplete,
+        aparse_stream,
+        astream,
+        build_request,
+        complete,
+        parse_response,
+        parse_stream,
+        stream,
+    )
+    from ._compat import AnthropicCompat
+    from ._decode import decode_tool_call
+    from ._diagnostics import Diagnostic, DiagnosticKind
+    from ._errors import (
+        APIConnectionError,
+        APIError,
+        APITimeoutError,
+        AuthenticationError,
+        ContextLengthError,
+        InvalidRequestError,
+        LLMError,
+        MissingAPIKeyError,
+        NotFoundError,
+        OverloadedError,
+        PermissionDeniedError,
+        RateLimitError,
+        ServerError,
+        StreamError,
+        ToolArgumentsError,
+        ToolDefinitionError,
+        UnknownModelError,
+    )
+    from ._events import (
+        DiagnosticEvent,
+        Done,
+        Error,
+        Event,
+        Start,
+        TextDelta,
+        TextEnd,
+        TextStart,
+        ThinkingDelta,
+        ThinkingEnd,
+        ThinkingStart,
+        ToolCallDelta,
+        ToolCallEnd,
+        ToolCallStart,
+        UsageEvent,
+    )
+    from ._messages import (
+        AssistantMessage,
+        Context,
+        ImagePart,
+        Message,
+        StopReason,
+        TextPart,
+        ThinkingPart,
+        ToolCall,
+        ToolCallStatus,
+        ToolResultMessage,
+        Usage,
+        UserMessage,
+        tool_result,
+        user,
+    )
+    from ._models import Api, Model, ModelCost, OpenAIChatCompat, get_model, models, register_model
+    from ._tools import Injected, Tool, tool, tool_from_function
+    from ._transport import Timeouts
+
+# Public name -> the private module that defines it. Imported on first use (PEP 562), as
+# pydantic does: `import llmkit` stays cheap, and each module loads when a name needs it.
+_EXPORTS: dict[str, str] = {
+    "APIConnectionError": "._errors",
+    "APIError": "._errors",
+    "APITimeoutError": "._errors",
+    "AnthropicCompat": "._compat",
+    "Api": "._models",
+    "AssistantMessage": "._messages",
+    "AsyncEventStream": "._api",
+    "AuthenticationError": "._errors",
+    "Context": "._messages",
+    "ContextLengthError": "._errors",
+    "Diagnostic": "._diagnostics",
+    "DiagnosticEvent": "._events",
+    "DiagnosticKind": "._diagnostics",
+    "Done": "._events",
+    "Error": "._events",
+    "Event": "._events",
+    "EventStream": "._api",
+    "ImagePart": "._messages",
+    "Injected": "._tools",
+    "InvalidRequestError": "._errors",
+    "LLMError": "._errors",
+    "Message": "._messages",
+    "MissingAPIKeyError": "._errors",
+    "Model": "._models",
+    "ModelCost": "._models",
+    "NotFoundError": "._errors",
+    "OpenAIChatCompat": "._models",
+    "OverloadedError": "._errors",
+    "PermissionDeniedError": "._errors",
+    "RateLimitError": "._errors",
+    "ServerError": "._errors",
+    "Start": "._events",
+    "StopReason": "._messages",
+    "StreamError": "._errors",
+    "TextDelta": "._events",
+    "TextEnd": "._events",
+    "TextPart": "._messages",
+    "TextStart": "._events",
+    "ThinkingDelta": "._events",
+    "ThinkingEnd": "._events",
+    "ThinkingPart": "._messages",
+    "ThinkingStart": "._events",
+    "Timeouts": "._transport",
+    "Tool": "._tools",
+    "ToolArgumentsError": "._errors",
+    "ToolCall": "._messages",
+    "ToolCallDelta": "._events",
+    "ToolCallEnd": "._events",
+    "ToolCallStart": "._events",
+    "ToolCallStatus": "._messages",
+    "ToolDefinitionError": "._errors",
+    "ToolResultMessage": "._messages",
+    "UnknownModelError": "._errors",
+    "Usage": "._messages",
+    "UsageEvent": "._events",
+    "UserMessage": "._messages",
+    "acomplete": "._api",
+    "aparse_stream": "._api",
+    "astream": "._api",
+    "build_request": "._api",
+    "complete": "._api",
+    "decode_tool_call": "._decode",
+    "get_model": "._models",
+    "models": "._models",
+    "parse_response": "._api",
+    "parse_stream": "._api",
+    "register_model": "._models",
+    "stream": "._api",
+    "tool": "._tools",
+    "tool_from_function": "._tools",
+    "tool_result": "._messages",
+    "user": "._messages",
+}
 
 __version__ = "0.1.0"
 
@@ -154,3 +237,18 @@ __all__ = [
     "tool_result",
     "user",
 ]
+
+
+if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name is still an error there
+
+    def __getattr__(name: str) -> Any:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module 'llmkit' has no attribute {name!r}")
+        value = getattr(importlib.import_module(module, __name__), name)
+        globals()[name] = value  # later lookups skip __getattr__
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

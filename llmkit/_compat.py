@@ -1,6 +1,8 @@
 """Compat flags: how each OpenAI-compatible server bends the Chat Completions wire.
 
-Every field defaults to what api.openai.com does. Provider profiles (``data/providers.json``)
+The attribute docstrings are documentation (``docs/servers.md`` is generated from them); they
+are not loaded at import. Every field defaults to what api.openai.com does. Provider profiles
+(``data/providers.json``)
 set what their server needs, and ``Model(compat={...})`` overrides field by field. Each field
 names the servers that need it and the QUIRKS.md row it answers.
 """
@@ -19,7 +21,7 @@ ThinkingFormat = Literal["openai", "deepseek", "zai", "qwen", "chat_template", "
 class OpenAIChatCompat(BaseModel):
     """Quirk flags for ``api="openai-chat"`` servers (QUIRKS.md)."""
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
     """Field for the output limit. OpenAI and Cerebras: ``max_completion_tokens``; DeepSeek,
@@ -97,7 +99,7 @@ class AnthropicCompat(BaseModel):
     the model id" (Claude family and version), so a new model id works before the catalogue
     knows it; catalogue entries set the fields explicitly."""
 
-    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True, extra="forbid")
+    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     thinking: Literal["budget", "adaptive", "always"] | None = None
     """How ``reasoning`` is sent: ``budget`` → ``thinking.budget_tokens`` (manual extended

@@ -62,7 +62,7 @@ class Diagnostic(BaseModel):
         details: Machine-readable specifics (for example ``{"mode": "partial"}``).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     kind: DiagnosticKind
     message: str

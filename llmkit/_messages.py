@@ -43,6 +43,8 @@ ToolCallStatus = Literal["complete", "recovered", "invalid"]
 class TextPart(BaseModel):
     """Plain text."""
 
+    model_config = ConfigDict(defer_build=True)
+
     type: Literal["text"] = "text"
     text: str
 
@@ -56,6 +58,8 @@ class ImagePart(BaseModel):
         media_type: ``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp`` (required
             with ``data``).
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     type: Literal["image"] = "image"
     data: str | None = None
@@ -83,6 +87,8 @@ class ThinkingPart(BaseModel):
             Never interpreted; only replayed to the model that produced it.
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     type: Literal["thinking"] = "thinking"
     thinking: str = ""
     signature: str | None = None
@@ -108,6 +114,8 @@ class ToolCall(BaseModel):
             example a Gemini thought signature).
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     type: Literal["tool_call"] = "tool_call"
     id: str
     name: str
@@ -126,6 +134,8 @@ class Usage(BaseModel):
     ``reasoning``; ``cost`` (USD, from the model's prices) bills each bucket once. A count the
     provider did not report is ``None``, never guessed.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     input: int | None = None
     output: int | None = None
@@ -147,6 +157,8 @@ def _text_to_parts(value: Any) -> Any:
 
 class UserMessage(BaseModel):
     """A user turn: text and images. ``content`` may be given as a plain string."""
+
+    model_config = ConfigDict(defer_build=True)
 
     role: Literal["user"] = "user"
     content: list[UserPart]
@@ -177,6 +189,8 @@ class AssistantMessage(BaseModel):
             the provider requires it (OpenRouter ``reasoning_details``), informational
             otherwise (OpenRouter ``native_finish_reason``).
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     role: Literal["assistant"] = "assistant"
     content: list[AssistantPart] = Field(default_factory=list)
@@ -223,6 +237,8 @@ class ToolResultMessage(BaseModel):
         is_error: True when the call failed (the model sees it as an error).
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["tool"] = "tool"
     tool_call_id: str
     tool_name: str
@@ -253,7 +269,7 @@ class Context(BaseModel):
     messages: list[Message] = Field(default_factory=list)
     tools: list[Tool] = Field(default_factory=list)
 
-    model_config = ConfigDict(validate_assignment=True)
+    model_config = ConfigDict(defer_build=True, validate_assignment=True)
 
     @model_validator(mode="after")
     def _unique_tool_names(self) -> Context:

@@ -38,7 +38,7 @@ Api = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini"]
 class ModelCost(BaseModel):
     """Prices in USD per million tokens."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     input: float = 0.0
     output: float = 0.0
@@ -74,7 +74,7 @@ class Model(BaseModel):
         anthropic: Per-model Anthropic behaviour (thinking mode, sampling parameters).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     provider: str
     id: str

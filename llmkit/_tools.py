@@ -54,7 +54,7 @@ class Tool(BaseModel):
             before sending (``InvalidRequestError``) on a model without strict support.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(defer_build=True, frozen=True)
 
     name: str
     description: str = ""
