@@ -56,8 +56,9 @@ def fake_model(request: FakeRequest) -> FakeReply:
     return FakeReply(f"Forecast — {forecast}. Pack light layers and a windbreaker.")
 
 
-def run(model: llmkit.Model, *, stream: bool, **options: Any) -> str:
-    """The loop of DESIGN §1; returns the final answer."""
+def run(model: llmkit.Model, *, stream: bool, max_tokens: int = 800, **options: Any) -> str:
+    """The loop of DESIGN §1; returns the final answer. The examples for the other wire APIs
+    (``tool_loop_anthropic.py``, ``_responses``, ``_gemini``) run this same loop."""
     weather = llmkit.tool(GetWeather)
     context = llmkit.Context(
         system="Be brief. Use the tools.",
@@ -66,17 +67,21 @@ def run(model: llmkit.Model, *, stream: bool, **options: Any) -> str:
     )
     for turn in range(8):
         if stream:
-            with llmkit.stream(model, context, max_tokens=800, **options) as events:
+            with llmkit.stream(model, context, max_tokens=max_tokens, **options) as events:
                 for event in events:
                     if isinstance(event, llmkit.TextDelta):
                         print(event.delta, end="", flush=True)
                 reply = events.message
             print()
         else:
-            reply = llmkit.complete(model, context, max_tokens=800, **options)
-        context.messages.append(reply)  # the assistant message goes before its results
+            reply = llmkit.complete(model, context, max_tokens=max_tokens, **options)
+        # The whole reply goes back, thinking and its signatures included: Anthropic and Gemini
+        # need them before the calls of the turn (QUIRKS F1, F2).
+        context.messages.append(reply)
         if reply.stop_reason == "error":
             raise SystemExit(f"turn {turn}: the provider failed: {reply.error}")
+        if reply.thinking:
+            print(f"[turn {turn}] thinking: {reply.thinking}")
         if not reply.tool_calls:
             return reply.text
         for call in reply.tool_calls:

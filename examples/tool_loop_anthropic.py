@@ -19,26 +19,10 @@ import sys
 from contextlib import ExitStack
 from typing import Any
 
-from pydantic import BaseModel, Field
+from tool_loop import run  # the same loop (examples/ is on sys.path when run as a script)
 
 import llmkit
 from llmkit.testing import FakeProvider, FakeReply, FakeRequest, FakeToolCall
-
-
-class GetWeather(BaseModel):
-    """Get a weather forecast for a city."""
-
-    city: str = Field(description="City name", min_length=1)
-    days: int = Field(description="Number of days to forecast", ge=1, le=10)
-
-
-FORECASTS = {"beijing": "sunny, 12-19°C, windy in the evening"}
-
-
-def get_weather(args: GetWeather) -> str:
-    """The caller's own tool implementation."""
-    forecast = FORECASTS.get(args.city.lower(), "mild and cloudy")
-    return f"{args.city}, next {args.days} days: {forecast}"
 
 
 def fake_claude(request: FakeRequest) -> FakeReply:
@@ -64,46 +48,6 @@ def fake_claude(request: FakeRequest) -> FakeReply:
         )
     forecast = results[-1]["content"]
     return FakeReply(f"Forecast — {forecast}. Pack light layers and a windbreaker.")
-
-
-def run(model: llmkit.Model, *, stream: bool, **options: Any) -> str:
-    """The loop of DESIGN §1; returns the final answer."""
-    weather = llmkit.tool(GetWeather)
-    context = llmkit.Context(
-        system="Be brief. Use the tools.",
-        messages=[llmkit.user("Pack for 3 days in Beijing?")],
-        tools=[weather],
-    )
-    for turn in range(8):
-        if stream:
-            with llmkit.stream(model, context, max_tokens=4000, **options) as events:
-                for event in events:
-                    if isinstance(event, llmkit.TextDelta):
-                        print(event.delta, end="", flush=True)
-                reply = events.message
-            print()
-        else:
-            reply = llmkit.complete(model, context, max_tokens=4000, **options)
-        # The whole reply goes back, thinking (with its signature) included: Anthropic needs
-        # it before the tool_use blocks of the turn (QUIRKS F1).
-        context.messages.append(reply)
-        if reply.stop_reason == "error":
-            raise SystemExit(f"turn {turn}: the provider failed: {reply.error}")
-        if reply.thinking:
-            print(f"[turn {turn}] thinking: {reply.thinking}")
-        if not reply.tool_calls:
-            return reply.text
-        for call in reply.tool_calls:
-            try:
-                args = llmkit.decode_tool_call(weather, call)
-            except llmkit.ToolArgumentsError as e:
-                print(f"[turn {turn}] refused {call.name}({call.raw_arguments}): {e.model_message}")
-                context.messages.append(llmkit.tool_result(call, e.model_message, is_error=True))
-                continue
-            result = get_weather(args)  # type: ignore[arg-type]
-            print(f"[turn {turn}] {call.name}({args.city!r}, {args.days}) -> {result}")  # type: ignore[attr-defined]
-            context.messages.append(llmkit.tool_result(call, result))
-    return "(no answer after 8 turns)"
 
 
 def main() -> None:

@@ -320,11 +320,15 @@ def test_the_official_sdk_reads_the_fake() -> None:
     ]
 
 
-def test_the_gemini_tool_loop_example_runs_on_the_fake(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_gemini_tool_loop_example_runs_on_the_fake(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).parent.parent / "examples" / "tool_loop_gemini.py"
+    examples = Path(__file__).parent.parent / "examples"
+    monkeypatch.syspath_prepend(str(examples))  # the example imports the shared loop
+    path = examples / "tool_loop_gemini.py"
     spec = importlib.util.spec_from_file_location("tool_loop_gemini", path)
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)
