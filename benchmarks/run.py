@@ -1,0 +1,182 @@
+"""Run llmkit's benchmarks: ``python benchmarks/run.py`` (see benchmarks/README.md).
+
+With no options it runs everything (about 15 minutes on 2 cores) and rewrites
+``docs/benchmarks.md`` and ``docs/benchmark.png``; it prints the same tables. Exit status 1 if
+any contestant returned a wrong result or crashed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository root importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks import harness, report
+from benchmarks.contestants import CONTESTANTS
+from benchmarks.server import BenchServer
+from benchmarks.streams import SHAPES, StreamSpec
+
+SCENARIOS = ("throughput", "imports", "profile", "concurrency")
+
+
+def _csv(kind: type = str):  # type: ignore[no-untyped-def]
+    return lambda text: [kind(part) for part in text.split(",") if part]
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python benchmarks/run.py",
+        description="llmkit vs the floor and the vendor SDKs (issue #7).",
+    )
+    p.add_argument(
+        "--scenario",
+        type=_csv(),
+        default=list(SCENARIOS),
+        help=f"comma-separated subset of {','.join(SCENARIOS)} (default: all)",
+    )
+    p.add_argument("--quick", action="store_true", help="N=1,000 only")
+    p.add_argument(
+        "--n",
+        type=_csv(int),
+        default=[1_000, 10_000, 50_000],
+        help="argument deltas per stream, across the 4 calls (default 1000,10000,50000)",
+    )
+    p.add_argument("--reps", type=int, default=5, help="repetitions per cell (median; default 5)")
+    p.add_argument("--cap", type=float, default=20.0, help="stop a run after this many seconds")
+    p.add_argument("--apis", type=_csv(), default=list(harness.APIS))
+    p.add_argument("--shapes", type=_csv(), default=list(SHAPES))
+    p.add_argument("--contestants", type=_csv(), default=list(CONTESTANTS))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--streams", type=int, default=1000, help="concurrency scenario: streams")
+    p.add_argument(
+        "--interval",
+        type=_csv(int),
+        default=[500, 1000],
+        help="concurrency scenario: ms between events, min,max (default 500,1000)",
+    )
+    p.add_argument("--import-reps", type=int, default=7)
+    p.add_argument(
+        "--write",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="write docs/benchmarks.md and docs/benchmark.png (default: only when "
+        "every scenario runs)",
+    )
+    p.add_argument("--out", type=Path, default=harness.ROOT / "docs")
+    p.add_argument("--json", type=Path, help="also save the raw measurements here")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.n = [1_000]
+    unknown = set(args.scenario) - set(SCENARIOS)
+    if unknown:
+        p.error(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+    if args.write is None:
+        args.write = set(args.scenario) == set(SCENARIOS)
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.monotonic()
+    info = report.machine()
+
+    def log(line: str) -> None:
+        print(f"[{time.monotonic() - started:6.0f}s] {line}", file=sys.stderr, flush=True)
+
+    log(f"{info['cpu']}, {info['cores']} cores, load {info['load']}; {info['python']}")
+    tp = imports = importtime = concurrency = None
+    profiles = []
+    with BenchServer() as server:
+        if "imports" in args.scenario:
+            imports = harness.measure_imports(args.import_reps, log=log)
+            importtime = harness.importtime_profile()
+        if "throughput" in args.scenario:
+            tp = harness.run_throughput(
+                server,
+                apis=args.apis,
+                shapes=args.shapes,
+                ns=args.n,
+                contestants=args.contestants,
+                reps=args.reps,
+                cap=args.cap,
+                seed=args.seed,
+                log=log,
+            )
+        if "profile" in args.scenario:
+            # edits at 10k (issue #7), and content at 50k, where reading partial arguments
+            # grows faster than linearly: the profile shows where, the bound what is unavoidable.
+            for shape, n in (("edits", 10_000), ("content", 50_000)):
+                spec = StreamSpec("openai-chat", shape, n, args.seed)
+                log(f"profiling llmkit-partial on {spec.key}")
+                profile = harness.run_profile(server, spec)
+                if shape == "content":
+                    profile["bound"] = harness.measure_bound(spec)
+                profiles.append(profile)
+        if "concurrency" in args.scenario:
+            concurrency = harness.run_concurrency(
+                server, streams=args.streams, interval_ms=tuple(args.interval), log=log
+            )
+    minutes = (time.monotonic() - started) / 60
+    if harness.llmkit_digest() != info["llmkit"]:
+        info["changed"] = harness.llmkit_digest()
+        log("WARNING: llmkit's sources changed during the run; the figures mix versions")
+
+    command = "python benchmarks/run.py" + (" " + " ".join(argv or sys.argv[1:])).rstrip()
+    plotted = False
+    if args.write and tp is not None:
+        plotted = report.plot(tp, args.out / "benchmark.png")
+    document = report.markdown(
+        info=info,
+        command=command.strip(),
+        tp=tp,
+        imports=imports,
+        importtime=importtime,
+        concurrency=concurrency,
+        profiles=profiles,
+        plotted=plotted,
+        minutes=minutes,
+    )
+    print(document)
+    if args.write:
+        (args.out / "benchmarks.md").write_text(document, encoding="utf-8")
+        log(
+            f"wrote {args.out / 'benchmarks.md'}"
+            + (
+                f" and {args.out / 'benchmark.png'}"
+                if plotted
+                else " (no plot: install matplotlib)"
+            )
+        )
+    if args.json:
+        raw = {
+            "machine": info,
+            "throughput": None
+            if tp is None
+            else {
+                "ns": tp.ns,
+                "reps": tp.reps,
+                "cap": tp.cap,
+                "events": {".".join(map(str, k)): v for k, v in tp.events.items()},
+                "skipped": {".".join(k): v for k, v in tp.skipped.items()},
+                "cells": {".".join(map(str, k)): asdict(v) for k, v in tp.cells.items()},
+            },
+            "imports": imports,
+            "importtime": importtime,
+            "concurrency": concurrency,
+            "profiles": profiles,
+        }
+        args.json.write_text(json.dumps(raw, indent=1), encoding="utf-8")
+    failures = tp.failures() if tp else []
+    for failure in failures:
+        log(f"FAILED: {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
