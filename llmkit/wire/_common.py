@@ -94,16 +94,17 @@ def prepare(context: Context, target: IdTarget) -> Prepared:
         )
 
     out: list[Message] = []
-    pending: dict[str, ToolCall] = {}  # calls still waiting for a result
+    # calls still waiting for a result: original id -> the call as sent (id mapped)
+    pending: dict[str, ToolCall] = {}
 
     def answer_orphans() -> None:
-        for call in pending.values():
+        for original, call in pending.items():
             diagnostics.append(
                 Diagnostic(
                     kind="orphan_tool_call",
                     message="A tool call had no result; sent a synthetic error result",
-                    tool_call_id=call.id,
-                    details={"name": call.name},
+                    tool_call_id=original,  # the id in the caller's Context
+                    details={"name": call.name, "sent_id": call.id},
                 )
             )
             out.append(

@@ -80,17 +80,11 @@ class _Builder:
         for m in prepared.messages:
             if not isinstance(m, ToolResultMessage):
                 if images:
+                    self.after_tools(out)
                     out.append({"role": "user", "content": images})
                     images = []
-                if (
-                    isinstance(m, UserMessage)
-                    and self.compat.requires_assistant_after_tool_result
-                    and out
-                    and out[-1]["role"] == "tool"
-                ):
-                    # Mistral: "Unexpected role 'user' after role 'tool'" (QUIRKS G2)
-                    out.append({"role": "assistant", "content": ASSISTANT_AFTER_TOOLS})
-                    self.report("message_inserted", "Inserted an assistant turn after tool results")
+                if isinstance(m, UserMessage):
+                    self.after_tools(out)
             if isinstance(m, UserMessage):
                 out.append({"role": "user", "content": self.user_content(m.content)})
             elif isinstance(m, AssistantMessage):
@@ -98,8 +92,16 @@ class _Builder:
             else:
                 out.append(self.tool_result(m, images))
         if images:
+            self.after_tools(out)
             out.append({"role": "user", "content": images})
         return out
+
+    def after_tools(self, out: list[dict[str, Any]]) -> None:
+        """Before a user message: Mistral answers "Unexpected role 'user' after role 'tool'"
+        unless an assistant turn comes between (QUIRKS G2)."""
+        if self.compat.requires_assistant_after_tool_result and out and out[-1]["role"] == "tool":
+            out.append({"role": "assistant", "content": ASSISTANT_AFTER_TOOLS})
+            self.report("message_inserted", "Inserted an assistant turn after tool results")
 
     def user_content(self, parts: list[TextPart | ImagePart]) -> str | list[dict[str, Any]]:
         if all(isinstance(p, TextPart) for p in parts):
