@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Any, cast
 
 import httpx
+from httpx_sse import ServerSentEvent
 
 from . import wire
 from ._assembler import Assembler
@@ -179,15 +180,28 @@ class _Session:
             return self.drain()
         feed = self.decoder.feed
         for sse in events:
-            feed(sse)
+            try:
+                feed(sse)
+            except Exception as exc:
+                self._undecodable(sse, exc)
         return self.drain()
 
+    def _undecodable(self, sse: ServerSentEvent, exc: Exception) -> None:
+        """An event of a shape the decoder did not expect (a field of the wrong type, say):
+        skipped and reported, and the rest of the stream still decoded."""
+        self.asm.diagnostic(
+            "event_malformed",
+            f"An event of an unexpected shape was skipped ({type(exc).__name__})",
+            event=sse.event,
+            excerpt=sse.data[:80],
+        )
+
     def eof(self) -> list[Event]:
-        try:
-            for sse in self.sse.flush():
+        for sse in self.sse.flush():
+            try:
                 self.decoder.feed(sse)
-        except EventTooLarge as exc:  # pragma: no cover - flush adds no data
-            self.asm.fail(StreamError(str(exc)))
+            except Exception as exc:
+                self._undecodable(sse, exc)
         self.decoder.eof()
         return self.drain()
 
@@ -198,9 +212,12 @@ class _Session:
         except ValueError:
             self.asm.fail(StreamError("The response body is not valid JSON"))
             return self.drain()
-        wire.adapter(self.model.api).decode_response(
-            self.asm, self.model, parsed, body.decode("utf-8", "replace")
-        )
+        try:
+            wire.adapter(self.model.api).decode_response(
+                self.asm, self.model, parsed, body.decode("utf-8", "replace")
+            )
+        except Exception as exc:
+            self.asm.fail(StreamError(f"The response body has an unexpected shape ({exc!r})"))
         return self.drain()
 
     def fail(self, error: Exception) -> list[Event]:

@@ -210,6 +210,8 @@ class Assembler:
         """Response metadata. The first non-empty response id is kept (chunk ids may change
         on every chunk, QUIRKS A9); ``seed`` (e.g. the first event's bytes) is the fallback
         for synthesising ids when the response has no id."""
+        if response_id is not None and not isinstance(response_id, str):
+            response_id = self._malformed("response id", response_id)
         if response_id and self._response_id is None:
             self._response_id = response_id
         if self._seed is None and (response_id or seed):
@@ -219,6 +221,11 @@ class Assembler:
         """Text for the text part ``key`` (opened on first use)."""
         if not delta or self._done:
             return
+        if delta.__class__ is not str:
+            kept = self._malformed("text", delta)
+            if not kept:
+                return
+            delta = kept
         block = self._texts.get(key)
         if block is None or not block.open:
             block = _Text(key, len(self._blocks))
@@ -240,6 +247,10 @@ class Assembler:
         """Reasoning text (and/or its signature or opaque replay data) for part ``key``."""
         if self._done or not (delta or signature or redacted or replay):
             return
+        if delta and not isinstance(delta, str):
+            delta = self._malformed("thinking text", delta) or ""
+        if signature and not isinstance(signature, str):
+            signature = self._malformed("signature", signature)
         block = self._thinkings.get(key)
         if block is None or not block.open:
             block = _Thinking(key, len(self._blocks))
@@ -282,6 +293,14 @@ class Assembler:
                 return
         if self._done:
             return
+        if id is not None and not isinstance(id, str):
+            id = self._malformed("tool call id", id)
+        if name is not None and not isinstance(name, str):
+            name = self._malformed("tool call name", name)
+        if index is not None and not isinstance(index, int):
+            index = None  # reported as a missing index below
+        if arguments is not None and not isinstance(arguments, (str, dict)):
+            arguments = self._malformed("tool call arguments", arguments)
         missing_index = index is None
         wire_index: int = position if index is None else index
         slot = self._calls.get(wire_index)
@@ -359,6 +378,8 @@ class Assembler:
         reported (QUIRKS E2)."""
         if self._done:
             return
+        if raw is not None and not isinstance(raw, str):
+            raw, mapped = self._malformed("finish reason", raw), None
         if self._finished:
             if raw != self._raw_stop:
                 self._diag_kind(
@@ -547,6 +568,20 @@ class Assembler:
                 slot,
                 {},
             )
+
+    def _malformed(self, what: str, value: Any) -> str | None:
+        """A value of the wrong type from the provider: reported, and kept as text when it is
+        a scalar (a numeric id still identifies its call), dropped otherwise."""
+        kept = (
+            str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        )
+        self._diag_kind(
+            "event_malformed",
+            f"The provider sent a {type(value).__name__} as {what}",
+            None,
+            {"field": what, "kept": kept},
+        )
+        return kept
 
     def _not_executable(self, why: str) -> None:
         """Calls from a turn that must not be acted on are marked ``recovered`` (so

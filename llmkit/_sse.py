@@ -21,6 +21,7 @@ from httpx_sse import ServerSentEvent
 __all__ = ["DEFAULT_MAX_EVENT_SIZE", "EventTooLarge", "SSEDecoder"]
 
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
+_BOM = b"\xef\xbb\xbf"
 
 
 class EventTooLarge(Exception):
@@ -35,7 +36,17 @@ class EventTooLarge(Exception):
 class SSEDecoder:
     """Incremental SSE decoder: ``feed(bytes)`` returns the events completed by those bytes."""
 
-    __slots__ = ("_cr", "_data", "_data_len", "_event", "_limit", "_pending", "_pending_len")
+    __slots__ = (
+        "_cr",
+        "_data",
+        "_data_len",
+        "_event",
+        "_head",
+        "_limit",
+        "_pending",
+        "_pending_len",
+        "_started",
+    )
 
     def __init__(self, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
         self._limit = max_event_size
@@ -45,9 +56,24 @@ class SSEDecoder:
         self._event = ""
         self._data: list[str] = []
         self._data_len = 0
+        self._started = False  # a leading byte order mark is skipped, as the SSE spec says
+        self._head = b""
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """Consume ``chunk`` and return the events it completed (possibly none)."""
+        if not chunk:
+            return []  # an empty read must not end a pending CR's chance to pair with LF
+        if not self._started:
+            # The BOM may itself arrive split across reads: hold the first bytes until known.
+            head = self._head + chunk
+            if len(head) < 3 and _BOM.startswith(head):
+                self._head = head
+                return []
+            self._started = True
+            self._head = b""
+            chunk = head[3:] if head.startswith(_BOM) else head
+            if not chunk:
+                return []
         if self._cr:
             self._cr = False
             if chunk[:1] == b"\n":
@@ -80,6 +106,9 @@ class SSEDecoder:
         The SSE spec discards an event not followed by a blank line; llmkit keeps its data
         instead (nothing received is lost) and lets the wire decoder judge it.
         """
+        if not self._started and self._head:  # fewer than 3 bytes in all: not a BOM
+            self._pending = [self._head]
+            self._head = b""
         text = b"".join(self._pending).decode("utf-8", "replace")
         self._pending = []
         self._pending_len = 0
