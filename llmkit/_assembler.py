@@ -26,6 +26,7 @@ import copy
 import json
 from typing import TYPE_CHECKING, Any
 
+from ._blocks import Call, Text, Thinking
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import LLMError, StreamError
 from ._events import (
@@ -54,118 +55,12 @@ from ._messages import (
     ToolCall,
     Usage,
 )
-from ._partial_json import PartialJSON
 from ._redact import scrub
 
 if TYPE_CHECKING:
     from ._models import Model
 
 __all__ = ["Assembler"]
-
-
-class _Text:
-    __slots__ = ("index", "key", "open", "parts")
-
-    def __init__(self, key: object, index: int) -> None:
-        self.key = key
-        self.index = index
-        self.parts: list[str] = []
-        self.open = True
-
-    def part(self) -> TextPart:
-        return TextPart(text="".join(self.parts))
-
-
-class _Thinking:
-    __slots__ = ("index", "key", "open", "parts", "redacted", "replay", "signature")
-
-    def __init__(self, key: object, index: int) -> None:
-        self.key = key
-        self.index = index
-        self.parts: list[str] = []
-        self.signature: str | None = None
-        self.redacted = False
-        self.replay: dict[str, Any] | None = None
-        self.open = True
-
-    def part(self) -> ThinkingPart:
-        return ThinkingPart(
-            thinking="".join(self.parts),
-            signature=self.signature,
-            redacted=self.redacted,
-            replay=self.replay,
-        )
-
-
-class _Call:
-    """One tool-call slot."""
-
-    __slots__ = (
-        "aliases",
-        "call",
-        "fed",
-        "id",
-        "index",
-        "late",
-        "late_at",
-        "missing_index",
-        "name",
-        "name_conflict",
-        "ordinal",
-        "parser",
-        "pid",
-        "replay",
-        "snap_at",
-        "snap_value",
-        "started",
-        "texts",
-        "wire_index",
-    )
-
-    def __init__(self, wire_index: int, ordinal: int) -> None:
-        self.wire_index = wire_index
-        self.ordinal = ordinal
-        self.index = -1  # position in message.content, assigned when the call starts
-        self.pid = ""  # the provider's id (first non-empty)
-        self.aliases: set[str] = set()
-        self.id = ""
-        self.name = ""
-        self.name_conflict = False
-        self.missing_index = False
-        self.parser = PartialJSON()
-        self.fed = 0  # characters of argument text received
-        self.texts: list[str] = []  # the argument deltas, for snapshots read late
-        self.replay: dict[str, Any] | None = None
-        self.started = False
-        self.call: ToolCall | None = None  # set once finalised
-        self.snap_at = -1
-        self.snap_value: Any = None
-        self.late: PartialJSON | None = None  # a second parser for snapshots read late
-        self.late_at = 0  # deltas fed to ``late``
-
-    def snapshot_at(self, k: int) -> Any:
-        """The partial value after the first ``k`` argument deltas.
-
-        Read on time (no later delta yet) it comes from the main parser. Read late — events
-        of one network read are decoded before the caller sees them, or the caller reads
-        after the stream — a second parser is fed forward to delta ``k``, so reading every
-        delta in order stays linear either way; only reading backwards starts it again.
-        """
-        if k == self.snap_at:
-            return self.snap_value
-        if k == len(self.texts):
-            value = self.parser.snapshot()
-        else:
-            late = self.late
-            if late is None or self.late_at > k:
-                late = self.late = PartialJSON()
-                self.late_at = 0
-            for text in self.texts[self.late_at : k]:
-                late.feed(text)
-            self.late_at = k
-            value = late.snapshot()
-        self.snap_at, self.snap_value = k, value
-        return value
 
 
 class Assembler:
@@ -186,11 +81,11 @@ class Assembler:
         self.diagnostics: list[Diagnostic] = []
         self.message: AssistantMessage | None = None  # set by the terminal event
         self.error: Exception | None = None
-        self._blocks: list[_Text | _Thinking | _Call] = []
-        self._texts: dict[object, _Text] = {}
-        self._thinkings: dict[object, _Thinking] = {}
-        self._calls: dict[int, _Call] = {}  # open slot per wire index
-        self._all_calls: list[_Call] = []
+        self._blocks: list[Text | Thinking | Call] = []
+        self._texts: dict[object, Text] = {}
+        self._thinkings: dict[object, Thinking] = {}
+        self._calls: dict[int, Call] = {}  # open slot per wire index
+        self._all_calls: list[Call] = []
         self._ids: set[str] = set()
         self._response_id: str | None = None
         self._seed: str | None = None
@@ -228,7 +123,7 @@ class Assembler:
             delta = kept
         block = self._texts.get(key)
         if block is None or not block.open:
-            block = _Text(key, len(self._blocks))
+            block = Text(key, len(self._blocks))
             self._texts[key] = block
             self._blocks.append(block)
             self.out.append(TextStart(block.index))
@@ -253,7 +148,7 @@ class Assembler:
             signature = self._malformed("signature", signature)
         block = self._thinkings.get(key)
         if block is None or not block.open:
-            block = _Thinking(key, len(self._blocks))
+            block = Thinking(key, len(self._blocks))
             self._thinkings[key] = block
             self._blocks.append(block)
             self.out.append(ThinkingStart(block.index))
@@ -335,7 +230,7 @@ class Assembler:
         if text:
             self._append(slot, text)
 
-    def _append(self, slot: _Call, text: str) -> None:
+    def _append(self, slot: Call, text: str) -> None:
         slot.parser.feed(text)
         slot.fed += len(text)
         texts = slot.texts
@@ -467,11 +362,11 @@ class Assembler:
 
     def _same_call(
         self,
-        slot: _Call,
+        slot: Call,
         id: str | None,
         name: str | None,
         arguments: str | dict[str, Any] | None,
-    ) -> _Call | None:
+    ) -> Call | None:
         """Decide whether a delta at an occupied index continues ``slot`` (return it) or
         starts a new call (return None, after finalising ``slot``)."""
         new_call = False
@@ -510,7 +405,7 @@ class Assembler:
         name: str | None,
         arguments: str | dict[str, Any] | None,
         missing_index: bool,
-    ) -> _Call:
+    ) -> Call:
         open_calls = [c for c in self._calls.values() if c.call is None]
         if not id and not name and arguments and len(open_calls) == 1:
             # Arguments for an index never announced while exactly one call is open: they
@@ -523,13 +418,13 @@ class Assembler:
                 {"index": wire_index},
             )
             return slot
-        slot = _Call(wire_index, len(self._all_calls))
+        slot = Call(wire_index, len(self._all_calls))
         self._calls[wire_index] = slot
         self._all_calls.append(slot)
         slot.missing_index = missing_index
         return slot
 
-    def _start(self, slot: _Call) -> None:
+    def _start(self, slot: Call) -> None:
         slot.started = True
         slot.index = len(self._blocks)
         self._blocks.append(slot)
@@ -597,10 +492,10 @@ class Assembler:
                     {"reason": why},
                 )
 
-    def _args_complete(self, slot: _Call) -> bool:
+    def _args_complete(self, slot: Call) -> bool:
         return slot.fed > 0 and slot.parser.is_complete_value()
 
-    def _is_duplicate_payload(self, slot: _Call, text: str) -> bool:
+    def _is_duplicate_payload(self, slot: Call, text: str) -> bool:
         """A whole payload repeated after the arguments were already complete JSON (LiteLLM's
         summary chunk, possibly double-encoded, QUIRKS D5) is reported, not appended."""
         if (
@@ -627,7 +522,7 @@ class Assembler:
         )
         return True
 
-    def _finalize(self, slot: _Call) -> None:
+    def _finalize(self, slot: Call) -> None:
         if slot.call is not None:
             return
         if not slot.started:
@@ -676,9 +571,9 @@ class Assembler:
 
     def _close_blocks(self) -> None:
         for block in self._blocks:
-            if isinstance(block, _Text):
+            if isinstance(block, Text):
                 self.end_text(block.key)
-            elif isinstance(block, _Thinking):
+            elif isinstance(block, Thinking):
                 self.end_thinking(block.key)
         for slot in list(self._calls.values()):
             self._finalize(slot)
@@ -722,7 +617,7 @@ class Assembler:
     def _build(self, stop: StopReason, error: str | None = None) -> AssistantMessage:
         content: list[TextPart | ThinkingPart | ToolCall] = []
         for block in self._blocks:
-            if isinstance(block, _Call):
+            if isinstance(block, Call):
                 if block.call is not None:
                     content.append(block.call)
             else:
@@ -753,7 +648,7 @@ class Assembler:
         self.out.append(DiagnosticEvent(diagnostic))
 
     def _diag_kind(
-        self, kind: DiagnosticKind, message: str, slot: _Call | None, details: dict[str, Any]
+        self, kind: DiagnosticKind, message: str, slot: Call | None, details: dict[str, Any]
     ) -> None:
         self._diag(
             Diagnostic(
