@@ -19,7 +19,6 @@ from types import TracebackType
 from typing import Any, cast
 
 import httpx
-from httpx_sse import ServerSentEvent
 
 from . import wire
 from ._assembler import Assembler
@@ -28,7 +27,7 @@ from ._errors import APITimeoutError, InvalidRequestError, MissingAPIKeyError, S
 from ._events import Event
 from ._messages import AssistantMessage, Context
 from ._models import Model
-from ._sse import DEFAULT_MAX_EVENT_SIZE, EventTooLarge, SSEDecoder
+from ._sse import DEFAULT_MAX_EVENT_SIZE, EventTooLarge, SSEDecoder, SSEEvent
 from ._transport import (
     Timeouts,
     TransportOptions,
@@ -186,7 +185,7 @@ class _Session:
                 self._undecodable(sse, exc)
         return self.drain()
 
-    def _undecodable(self, sse: ServerSentEvent, exc: Exception) -> None:
+    def _undecodable(self, sse: SSEEvent, exc: Exception) -> None:
         """An event of a shape the decoder did not expect (a field of the wrong type, say):
         skipped and reported, and the rest of the stream still decoded."""
         self.asm.diagnostic(

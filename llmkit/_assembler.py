@@ -162,6 +162,23 @@ class Assembler:
             block.parts.append(delta)
             self.out.append(ThinkingDelta(block.index, delta))
 
+    def arguments(self, index: int, text: str) -> None:
+        """More argument text for the call at the provider's slot ``index``: the hot path of a
+        tool-call stream (one call per argument delta). Anything out of the ordinary — a slot
+        not open or not started, empty text, text as long as what came before (a possibly
+        repeated payload, QUIRKS D5), a finished stream — takes :meth:`tool_call`'s full rules."""
+        slot = self._calls.get(index)
+        if slot is not None and slot.started and 0 < len(text) < slot.fed and not self._done:
+            slot.fed += len(text)
+            texts = slot.texts
+            texts.append(text)
+            pos = len(texts)
+            self.out.append(
+                ToolCallDelta(slot.index, slot.id, slot.name, text, lambda: slot.snapshot_at(pos))
+            )
+        else:
+            self.tool_call(index, arguments=text)
+
     def tool_call(
         self,
         index: int | None,
@@ -174,18 +191,6 @@ class Assembler:
     ) -> None:
         """A tool-call delta. ``index`` is the provider's slot index (``None`` when it sent
         none: ``position`` in the delta's list is used instead, QUIRKS C1)."""
-        if not id and not name and replay is None and index is not None:
-            # Hot path: more argument text for an open, started call (most deltas).
-            slot = self._calls.get(index)
-            if (
-                slot is not None
-                and slot.started
-                and arguments.__class__ is str
-                and 0 < len(arguments) < slot.fed  # shorter: cannot be a repeated payload (D5)
-                and not self._done
-            ):
-                self._append(slot, arguments)
-                return
         if self._done:
             return
         if id is not None and not isinstance(id, str):
@@ -231,7 +236,6 @@ class Assembler:
             self._append(slot, text)
 
     def _append(self, slot: Call, text: str) -> None:
-        slot.parser.feed(text)
         slot.fed += len(text)
         texts = slot.texts
         texts.append(text)
@@ -502,14 +506,13 @@ class Assembler:
             not slot.fed
             or len(text) < slot.fed  # a repeated whole payload is at least as long
             or text.lstrip()[:1] not in ("{", '"')
-            or not self._args_complete(slot)
         ):
             return False
         try:
+            current = json.loads(slot.raw())  # at most as long as ``text``: linear overall
             candidate = json.loads(text)
             if isinstance(candidate, str):
                 candidate = json.loads(candidate)
-            current = json.loads(slot.parser.raw)
         except ValueError:
             return False
         if candidate != current:
@@ -527,7 +530,8 @@ class Assembler:
             return
         if not slot.started:
             self._start(slot)
-        result = slot.parser.finish()
+        raw = slot.raw()
+        result = slot.finish(raw)
         if result.status == "recovered":
             self._diag_kind(
                 "tool_arguments_recovered",
@@ -562,7 +566,7 @@ class Assembler:
             id=slot.id,
             name=slot.name,
             arguments=result.value,
-            raw_arguments=slot.parser.raw,
+            raw_arguments=raw,
             status=result.status,
             provider_id=None if slot.id == slot.pid else slot.pid,
             replay=slot.replay,

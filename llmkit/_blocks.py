@@ -7,10 +7,11 @@ Plain slotted classes, no logic beyond their own state: the rules live in the as
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ._messages import TextPart, ThinkingPart, ToolCall
-from ._partial_json import PartialJSON
+from ._partial_json import ParseResult, PartialJSON, reject_constant
 
 __all__ = ["Call", "Text", "Thinking"]
 
@@ -53,6 +54,7 @@ class Call:
     """One tool-call slot."""
 
     __slots__ = (
+        "_parser",
         "aliases",
         "call",
         "fed",
@@ -64,7 +66,7 @@ class Call:
         "name",
         "name_conflict",
         "ordinal",
-        "parser",
+        "parsed",
         "pid",
         "replay",
         "snap_at",
@@ -84,9 +86,10 @@ class Call:
         self.name = ""
         self.name_conflict = False
         self.missing_index = False
-        self.parser = PartialJSON()
+        self._parser = PartialJSON()
+        self.parsed = 0  # deltas fed to the parser: it is fed only when a result is needed
         self.fed = 0  # characters of argument text received
-        self.texts: list[str] = []  # the argument deltas, for snapshots read late
+        self.texts: list[str] = []  # the argument deltas
         self.replay: dict[str, Any] | None = None
         self.started = False
         self.call: ToolCall | None = None  # set once finalised
@@ -95,26 +98,64 @@ class Call:
         self.late: PartialJSON | None = None  # a second parser for snapshots read late
         self.late_at = 0  # deltas fed to ``late``
 
+    @property
+    def parser(self) -> PartialJSON:
+        """The argument parser, fed every delta received so far."""
+        texts = self.texts
+        if self.parsed < len(texts):
+            feed = self._parser.feed
+            for text in texts[self.parsed :]:
+                feed(text)
+            self.parsed = len(texts)
+        return self._parser
+
+    def raw(self) -> str:
+        """All the argument text received."""
+        return "".join(self.texts)
+
+    def finish(self, raw: str) -> ParseResult:
+        """The final classification of ``raw`` (this call's whole text).
+
+        Strict JSON of an object — most calls — is decided by ``json.loads`` without feeding
+        the incremental parser the rest of the text, so snapshots still to be read continue
+        from where they were instead of starting a second parser.
+        """
+        if self.parsed < len(self.texts):
+            try:
+                value = json.loads(raw, parse_constant=reject_constant)
+            except (ValueError, RecursionError):
+                pass
+            else:
+                if isinstance(value, dict):
+                    return ParseResult(value=value, status="complete")
+        return self.parser.finish()
+
     def snapshot_at(self, k: int) -> Any:
         """The partial value after the first ``k`` argument deltas.
 
-        Read on time (no later delta yet) it comes from the main parser. Read late — events
-        of one network read are decoded before the caller sees them, or the caller reads
-        after the stream — a second parser is fed forward to delta ``k``, so reading every
-        delta in order stays linear either way; only reading backwards starts it again.
+        The parser is fed only when a value is asked for, and only up to the delta asked
+        about: reading every delta's snapshot in order — on time, or late because the events
+        of one network read are decoded before the caller sees them, or after the stream —
+        feeds each delta once. Only reading backwards starts a second parser from the
+        beginning (fed forward from there, so reading backwards in order is linear too).
         """
         if k == self.snap_at:
             return self.snap_value
-        if k == len(self.texts):
-            value = self.parser.snapshot()
+        if k >= self.parsed:
+            parser = self._parser
+            feed = parser.feed
+            for text in self.texts[self.parsed : k]:
+                feed(text)
+            self.parsed = k
         else:
-            late = self.late
-            if late is None or self.late_at > k:
-                late = self.late = PartialJSON()
+            parser = self.late  # type: ignore[assignment]
+            if parser is None or self.late_at > k:
+                parser = self.late = PartialJSON()
                 self.late_at = 0
+            feed = parser.feed
             for text in self.texts[self.late_at : k]:
-                late.feed(text)
+                feed(text)
             self.late_at = k
-            value = late.snapshot()
+        value = parser.snapshot()
         self.snap_at, self.snap_value = k, value
         return value

@@ -119,16 +119,15 @@ class ToolCallDelta:
     including this delta (never an invented value). It is computed only when read, and
     incrementally: reading it on every delta costs work proportional to what changed, not
     to the whole argument text. Read late (after later deltas), it is still this delta's value.
+
+    Immutable like the other events: its fields are read-only properties over slots. (Not a
+    frozen dataclass: building one costs ``object.__setattr__`` per field, and a stream of tool
+    calls builds one of these per delta.)
     """
 
-    __slots__ = ("_snapshot", "arguments_delta", "id", "index", "name")
+    __slots__ = ("_arguments_delta", "_id", "_index", "_name", "_snapshot")
     __match_args__ = ("index", "id", "name", "arguments_delta")
     type: Literal["tool_call_delta"] = "tool_call_delta"
-    index: int
-    id: str
-    name: str
-    arguments_delta: str
-    _snapshot: Callable[[], Any]
 
     def __init__(
         self,
@@ -138,21 +137,36 @@ class ToolCallDelta:
         arguments_delta: str,
         snapshot: Callable[[], Any],
     ) -> None:
-        # object.__setattr__ directly: __setattr__ below refuses writes (immutability).
-        _set = object.__setattr__
-        _set(self, "index", index)
-        _set(self, "id", id)
-        _set(self, "name", name)
-        _set(self, "arguments_delta", arguments_delta)
-        _set(self, "_snapshot", snapshot)
+        self._index = index
+        self._id = id
+        self._name = name
+        self._arguments_delta = arguments_delta
+        self._snapshot = snapshot
+
+    @property
+    def index(self) -> int:
+        """The call's position in ``message.content``."""
+        return self._index
+
+    @property
+    def id(self) -> str:
+        """The call's id: final and stable from its ``ToolCallStart`` on."""
+        return self._id
+
+    @property
+    def name(self) -> str:
+        """The tool's name (``""`` while the provider has not sent it)."""
+        return self._name
+
+    @property
+    def arguments_delta(self) -> str:
+        """The argument text this delta added, exactly as received."""
+        return self._arguments_delta
 
     @property
     def partial_arguments(self) -> Any:
         """The parsed arguments so far (dict in practice; ``None`` before any value began)."""
         return self._snapshot()
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("ToolCallDelta is immutable")
 
     def __repr__(self) -> str:
         return (

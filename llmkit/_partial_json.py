@@ -99,6 +99,8 @@ _TOK_STRING = 1
 _TOK_NUMBER = 2
 _TOK_LITERAL = 3
 
+_NO_CHILD: Any = object()  # a snapshot's container that ends with no partial child
+
 _CONTROL = "control_character_escaped"
 _TRAILING_COMMA = "trailing_comma_removed"
 _DOUBLE = "double_encoded"
@@ -129,7 +131,7 @@ class ParseResult:
     position: int | None = None
 
 
-def _reject_constant(name: str) -> Any:
+def reject_constant(name: str) -> Any:
     # json.loads accepts NaN/Infinity/-Infinity by default; they are not JSON.
     raise ValueError(f"{name} is not valid JSON")
 
@@ -184,17 +186,17 @@ def _invalid(error: str, position: int | None) -> ParseResult:
 class _Frame:
     """An open container on the parser's stack."""
 
-    __slots__ = ("changed", "items", "key", "snap", "snap_child", "snap_has_child")
+    __slots__ = ("changed", "is_dict", "items", "key", "snap", "snap_child")
 
     def __init__(self, items: dict[str, Any] | list[Any]) -> None:
         # The container being filled. It is never handed out while open (snapshots get copies),
         # so it can be mutated in place; once closed it becomes the finished, shared value.
         self.items = items
+        self.is_dict = isinstance(items, dict)
         self.key = ""  # the current member's key (objects only)
         self.changed = True  # items/key changed since `snap` was built
-        self.snap: dict[str, Any] | list[Any] | None = None  # last copy handed out
-        self.snap_child: Any = None  # the partial child that `snap` ends with
-        self.snap_has_child = False
+        self.snap: Any = None  # last copy handed out
+        self.snap_child: Any = _NO_CHILD  # the partial child that `snap` ends with
 
 
 class PartialJSON:
@@ -344,7 +346,7 @@ class PartialJSON:
         if self._error is None and not self._repairs:
             # Fast path at C speed: most calls are strict JSON.
             try:
-                value = json.loads(raw, parse_constant=_reject_constant)
+                value = json.loads(raw, parse_constant=reject_constant)
             except (ValueError, RecursionError):
                 pass
             else:
@@ -405,7 +407,7 @@ class PartialJSON:
         start = _first_non_ws(raw)
         if isinstance(value, str):
             try:
-                inner = json.loads(value, parse_constant=_reject_constant)
+                inner = json.loads(value, parse_constant=reject_constant)
             except (ValueError, RecursionError):
                 inner = None
             if isinstance(inner, dict):
@@ -429,7 +431,20 @@ class PartialJSON:
         text = pending[0] if len(pending) == 1 else "".join(pending)
         pending.clear()
         if self._error is None:
-            self._parse(text)
+            if (
+                self._token == _TOK_STRING
+                and not self._esc
+                and not self._high
+                and _STR_RUN.fullmatch(text) is not None
+            ):
+                # The most common delta: more plain characters of the string in progress.
+                self._stats_chars += len(text)
+                self._str_parts.append(text)
+                if not self._str_key:
+                    self._str_cache = None
+                    self._gen += 1
+            else:
+                self._parse(text)
         self._offset += len(text)
 
     def _fail(self, message: str, pos: int) -> None:
@@ -724,34 +739,26 @@ class PartialJSON:
     # ----------------------------------------------------------------------------- snapshots
 
     def _build_snapshot(self) -> Any:
-        child: Any = None
-        has_child = False
         if self._token == _TOK_STRING and not self._str_key:
             child = self._partial_string()
-            has_child = True
+        else:
+            child = _NO_CHILD
         # Innermost first: each open container is re-copied only if it or its partial child
         # changed; otherwise its previous copy is reused (and so are all outer ones).
         for frame in reversed(self._stack):
-            if (
-                frame.changed
-                or frame.snap_has_child != has_child
-                or frame.snap_child is not child
-                or frame.snap is None
-            ):
+            if frame.changed or frame.snap_child is not child:
                 copy = frame.items.copy()
-                if has_child:
-                    if isinstance(copy, dict):
-                        copy[frame.key] = child
+                if child is not _NO_CHILD:
+                    if frame.is_dict:
+                        copy[frame.key] = child  # type: ignore[call-overload]
                     else:
-                        copy.append(child)
+                        copy.append(child)  # type: ignore[union-attr]
                 frame.snap = copy
                 frame.snap_child = child
-                frame.snap_has_child = has_child
                 frame.changed = False
                 self._stats_built += 1
             child = frame.snap
-            has_child = True
-        if has_child:
+        if child is not _NO_CHILD:
             return child
         return self._top if self._state == _TOP_DONE else None
 

@@ -1,6 +1,6 @@
 """A sans-I/O Server-Sent Events decoder over raw bytes.
 
-Bytes in, ``httpx_sse.ServerSentEvent`` out; no I/O, so the same decoder serves the sync and
+Bytes in, :class:`SSEEvent` out; no I/O, so the same decoder serves the sync and
 async pumps and ``parse_stream``. It works on bytes rather than text because:
 
 - lines are split on CR, LF and CRLF only, never on U+2028/U+2029/U+0085 (QUIRKS A2), and a
@@ -16,9 +16,7 @@ Comment lines (``: OPENROUTER PROCESSING``, QUIRKS A3) are skipped.
 
 from __future__ import annotations
 
-from httpx_sse import ServerSentEvent
-
-__all__ = ["DEFAULT_MAX_EVENT_SIZE", "EventTooLarge", "SSEDecoder"]
+__all__ = ["DEFAULT_MAX_EVENT_SIZE", "EventTooLarge", "SSEDecoder", "SSEEvent"]
 
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
@@ -31,6 +29,20 @@ class EventTooLarge(Exception):
         super().__init__(f"SSE event of at least {size} bytes exceeds the limit of {limit} bytes")
         self.size = size
         self.limit = limit
+
+
+class SSEEvent:
+    """One event: its ``event`` field (``"message"`` when it had none, as the SSE spec says)
+    and its data lines joined with LF. A plain slotted object: streams have tens of thousands."""
+
+    __slots__ = ("data", "event")
+
+    def __init__(self, event: str, data: str) -> None:
+        self.event = event
+        self.data = data
+
+    def __repr__(self) -> str:
+        return f"SSEEvent(event={self.event!r}, data={self.data!r})"
 
 
 class SSEDecoder:
@@ -59,7 +71,7 @@ class SSEDecoder:
         self._started = False  # a leading byte order mark is skipped, as the SSE spec says
         self._head = b""
 
-    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Consume ``chunk`` and return the events it completed (possibly none)."""
         if not chunk:
             return []  # an empty read must not end a pending CR's chance to pair with LF
@@ -100,7 +112,7 @@ class SSEDecoder:
             self._cr = True
         return self._lines(head.decode("utf-8", "replace"))
 
-    def flush(self) -> list[ServerSentEvent]:
+    def flush(self) -> list[SSEEvent]:
         """End of input: complete a final unterminated line and a final undelimited event.
 
         The SSE spec discards an event not followed by a blank line; llmkit keeps its data
@@ -124,17 +136,22 @@ class SSEDecoder:
         self._data_len = 0
         raise EventTooLarge(size, self._limit)
 
-    def _lines(self, text: str) -> list[ServerSentEvent]:
+    def _lines(self, text: str) -> list[SSEEvent]:
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         lines = text.split("\n")
         lines.pop()  # text ends with a line break: the last item is empty
-        out: list[ServerSentEvent] = []
+        out: list[SSEEvent] = []
         data = self._data
         for line in lines:
             if not line:
                 if data:
-                    out.append(ServerSentEvent(self._event, "\n".join(data)))
+                    out.append(
+                        SSEEvent(
+                            self._event or "message",
+                            data[0] if len(data) == 1 else "\n".join(data),
+                        )
+                    )
                     data = self._data = []
                     self._data_len = 0
                 self._event = ""

@@ -40,12 +40,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from httpx_sse import ServerSentEvent
-
 from .._assembler import Assembler
 from .._classify import error_from_body
+from .._json import loads
 from .._messages import StopReason, Usage
 from .._models import Model
+from .._sse import SSEEvent
 from .anthropic_request import build, headers, url
 
 __all__ = ["STOP_REASONS", "Decoder", "build", "decode_response", "headers", "url"]
@@ -130,15 +130,15 @@ class Decoder:
 
     # -- events ------------------------------------------------------------------------------
 
-    def feed(self, sse: ServerSentEvent) -> None:
+    def feed(self, sse: SSEEvent) -> None:
         """One SSE event."""
         if self.done:
             return  # after message_stop: a proxy's trailing [DONE] (QUIRKS A4), or nothing
         data = sse.data
-        if not data or data.strip() == "[DONE]":
+        if not data or (data[0] != "{" and data.strip() == "[DONE]"):
             return  # not Anthropic's terminal event: EOF will tell whether message_stop came
         try:
-            payload = json.loads(data)
+            payload = loads(data)
         except ValueError:
             payload = None
         kind = payload.get("type") if isinstance(payload, dict) else None
@@ -286,7 +286,7 @@ class Decoder:
             if opaque is not None:
                 opaque.fragments.append(fragment)
             elif fragment:  # "" is a real, empty first fragment (D3): nothing to append
-                self._asm.tool_call(index, arguments=fragment)
+                self._asm.arguments(index, fragment)
         elif delta_type == "thinking_delta":
             thinking = delta.get("thinking")
             if isinstance(thinking, str):

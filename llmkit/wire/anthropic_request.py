@@ -103,6 +103,8 @@ def supports_sampling(model: Model) -> bool:
         return True
     family, version = found
     return not (version >= (5, 0) or family == "fable" or (family == "opus" and version >= (4, 7)))
+
+
 _THINKING_TEXT = "<thinking>\n{}\n</thinking>"
 _IMAGE_PLACEHOLDER = "[image omitted: the model cannot see images]"
 _Report = Callable[..., None]  # reports an option that was not sent as given

@@ -29,14 +29,14 @@ import json
 import re
 from typing import Any
 
-from httpx_sse import ServerSentEvent
-
 from .._assembler import Assembler
 from .._classify import error_from_body
 from .._diagnostics import DiagnosticKind
 from .._errors import APIError
+from .._json import loads
 from .._messages import StopReason, Usage
 from .._models import Model
+from .._sse import SSEEvent
 from .gemini_request import SIGNATURE_CARRIER, SKIP_SIGNATURE, build, headers, url
 
 __all__ = [
@@ -307,13 +307,13 @@ class Decoder:
         self._unknown: set[str] = set()
         self.done = False
 
-    def feed(self, sse: ServerSentEvent) -> None:
+    def feed(self, sse: SSEEvent) -> None:
         """One SSE event."""
         if self.done:
             return
         data = sse.data
         try:
-            chunk = json.loads(data)
+            chunk = loads(data)
         except ValueError:
             chunk = None
         if not isinstance(chunk, dict):

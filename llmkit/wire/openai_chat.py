@@ -9,16 +9,15 @@ quirks are read from ``model.compat`` or recognised from the payload itself.
 
 from __future__ import annotations
 
-import json
 from typing import Any
-
-from httpx_sse import ServerSentEvent
 
 from .._assembler import Assembler
 from .._classify import error_from_body
 from .._errors import ServerError
+from .._json import loads
 from .._messages import StopReason, Usage
 from .._models import Model
+from .._sse import SSEEvent
 from .openai_chat_request import build, headers, url
 
 __all__ = ["Decoder", "build", "decode_response", "headers", "url"]
@@ -84,7 +83,7 @@ class Decoder:
         self._details: dict[Any, dict[str, Any]] = {}  # OpenRouter reasoning_details by index
         self.done = False
 
-    def feed(self, sse: ServerSentEvent) -> None:
+    def feed(self, sse: SSEEvent) -> None:
         """One SSE event."""
         data = sse.data
         if self.done:
@@ -94,7 +93,7 @@ class Decoder:
             self._asm.complete()
             return
         try:
-            chunk = json.loads(data)
+            chunk = loads(data)
         except ValueError:
             chunk = None
         if not isinstance(chunk, dict):
@@ -182,6 +181,13 @@ class Decoder:
                 if not isinstance(tc, dict):
                     continue
                 fn = tc.get("function") or {}
+                if len(fn) == 1 and not tc.get("id") and "extra_content" not in tc and not whole:
+                    # Most deltas: {"index": i, "function": {"arguments": "..."}}; the
+                    # assembler checks the rest.
+                    index, args = tc.get("index"), fn.get("arguments")
+                    if index.__class__ is int and args.__class__ is str:
+                        asm.arguments(index, args)
+                        continue
                 extra = tc.get("extra_content")
                 tool_call(
                     tc.get("index", position if whole else None),

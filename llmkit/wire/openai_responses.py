@@ -32,16 +32,15 @@ disagrees otherwise, the streamed text is kept (its events were already delivere
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
-from httpx_sse import ServerSentEvent
-
 from .._assembler import Assembler
 from .._classify import error_from_body
+from .._json import loads
 from .._messages import StopReason, Usage
 from .._models import Model
+from .._sse import SSEEvent
 from .openai_responses_request import CUSTOM, build
 
 __all__ = ["Decoder", "build", "decode_response", "headers", "url"]
@@ -91,9 +90,10 @@ class _Item:
     def __init__(self, index: int, kind: str) -> None:
         self.index = index
         self.kind = kind
-        # accumulated text per segment: ("text" | "refusal", content_index),
-        # ("summary", summary_index), ("content", content_index), ("args", 0)
-        self.texts: dict[tuple[str, int], str] = {}
+        # the text received per segment, as pieces joined only when a done event needs it:
+        # ("text" | "refusal", content_index), ("summary", summary_index),
+        # ("content", content_index), ("args", 0)
+        self.texts: dict[tuple[str, int], list[str]] = {}
         self.thought = False  # some text was emitted (a reasoning part needs a separator)
         self.phase: str | None = None  # a message's "commentary" / "final_answer" label
         self.ended = False
@@ -131,7 +131,7 @@ class Decoder:
 
     # -- input ----------------------------------------------------------------------------
 
-    def feed(self, sse: ServerSentEvent) -> None:
+    def feed(self, sse: SSEEvent) -> None:
         """One SSE event."""
         if self.done:
             # A trailing `data: [DONE]` some proxies add (QUIRKS A4), or a recording that
@@ -141,7 +141,7 @@ class Decoder:
         if data == "[DONE]":
             return
         try:
-            event = json.loads(data)
+            event = loads(data)
         except ValueError:
             event = None
         if not isinstance(event, dict):
@@ -367,8 +367,12 @@ class Decoder:
             )
             return
         kind = segment[0]
-        before = item.texts.get(segment, "")
-        item.texts[segment] = before + delta
+        pieces = item.texts.get(segment)
+        first = pieces is None  # this segment's first text
+        if pieces is None:
+            item.texts[segment] = [delta]
+        else:
+            pieces.append(delta)
         asm = self._asm
         if kind in ("text", "refusal"):
             if kind == "refusal":
@@ -381,16 +385,19 @@ class Decoder:
                     asm.provider_data("message_phases", list(self._phases))
             asm.text(delta, key=item.index)
         elif kind == "args":
-            asm.tool_call(item.index, arguments=delta)
+            asm.arguments(item.index, delta)
         else:  # reasoning: summary or reasoning-text parts of one item, one ThinkingPart
-            if not before and item.thought:
+            if first and item.thought:
                 delta = THINKING_SEPARATOR + delta
             item.thought = True
             asm.thinking(delta, key=item.index)
 
     def _backfill(self, item: _Item, segment: tuple[str, int], final: str) -> None:
         """A segment's complete text: feed what the deltas missed, report a contradiction."""
-        have = item.texts.get(segment, "")
+        pieces = item.texts.get(segment)
+        have = "".join(pieces) if pieces else ""
+        if pieces is not None and len(pieces) > 1:
+            pieces[:] = [have]  # joined once; later deltas append to it
         if final == have:
             return
         if final.startswith(have):

@@ -1,0 +1,131 @@
+"""The decoding hot path (issue #7): the shortcuts taken for speed give exactly the results of
+the general path, and partial-argument work stays linear however the snapshots are read."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+import llmkit
+from llmkit import _partial_json
+from llmkit._json import loads
+from tests.helpers import MODEL, call, sse, tools
+
+ARGS = {
+    "path": "src/app.py",
+    "edits": [{"line": i, "old": f'x = "{i}"\t# é', "new": f"y = {i} \\ 😀"} for i in range(40)],
+}
+TEXT = json.dumps(ARGS)
+
+
+def _deltas(text: str, seed: int) -> list[str]:
+    rng, out, i = random.Random(seed), [], 0
+    while i < len(text):
+        n = rng.randint(1, 9)
+        out.append(text[i : i + n])
+        i += n
+    return out
+
+
+class _Count:
+    """Counts the characters every PartialJSON parses (the main parser and any second one)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.parsers: list[_partial_json.PartialJSON] = []
+        init = _partial_json.PartialJSON.__init__
+        parsers = self.parsers
+
+        def counting_init(p: _partial_json.PartialJSON) -> None:
+            init(p)
+            parsers.append(p)
+
+        monkeypatch.setattr(_partial_json.PartialJSON, "__init__", counting_init)
+
+    @property
+    def chars(self) -> int:
+        return sum(p._stats_chars for p in self.parsers)
+
+
+def _stream(deltas: list[str]) -> bytes:
+    return sse(
+        tools(call(0, id="call_1", name="edit", arguments="")),
+        *[tools(call(0, arguments=d)) for d in deltas],
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_snapshots_read_after_the_whole_stream_parse_each_character_once(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    # One network read holds the whole stream: every event, the call's end included, is
+    # decoded before the caller reads the first snapshot. Reading them in order must not
+    # start a second parser from the beginning.
+    deltas = _deltas(TEXT, seed)
+    count = _Count(monkeypatch)
+    events = list(llmkit.parse_stream(MODEL, [_stream(deltas)]))
+    values = [e.partial_arguments for e in events if isinstance(e, llmkit.ToolCallDelta)]
+    assert count.chars == len(TEXT)  # each character parsed once, by one parser
+    prefix = ""
+    for delta, value in zip(deltas, values, strict=True):
+        prefix += delta
+        assert value == _partial_json.parse_partial(prefix)
+    assert values[-1] == ARGS
+    assert events[-1].message.tool_calls[0].arguments == ARGS
+
+
+def test_snapshots_read_backwards_are_still_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    deltas = _deltas(TEXT, 7)
+    events = list(llmkit.parse_stream(MODEL, [_stream(deltas)]))
+    read = [e for e in events if isinstance(e, llmkit.ToolCallDelta)]
+    forwards = [e.partial_arguments for e in read]
+    prefixes = [""] * len(deltas)
+    text = ""
+    for i, d in enumerate(deltas):
+        text += d
+        prefixes[i] = text
+    backwards = [e.partial_arguments for e in reversed(read)]
+    assert backwards[::-1] == forwards == [_partial_json.parse_partial(p) for p in prefixes]
+
+
+def test_a_broken_call_read_late_keeps_every_snapshot(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The final classification of text that is not strict JSON uses the incremental parser;
+    # snapshots read after it are still each delta's own value.
+    text = TEXT[: len(TEXT) // 2]  # truncated
+    deltas = _deltas(text, 3)
+    events = list(llmkit.parse_stream(MODEL, [_stream(deltas)]))
+    call_ = events[-1].message.tool_calls[0]
+    assert call_.status == "recovered" and call_.raw_arguments == text
+    values = [e.partial_arguments for e in events if isinstance(e, llmkit.ToolCallDelta)]
+    assert values[-1] == call_.arguments == _partial_json.parse_partial(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a":1}',
+        ' {"a":1}',
+        '{"a":1} ',
+        '{"a":1}x',
+        "",
+        "[1,2",
+        "NaN",
+        '"str"',
+        "1 2",
+        "\ufeff{}",
+        '{"a":"\\ud83d\\ude00"}',
+        "[" * 100_000,
+        '{"a":' + "1" * 5000 + "}",
+    ],
+)
+def test_fast_loads_is_json_loads(text: str) -> None:
+    def outcome(fn: Any) -> tuple[str, Any]:
+        try:
+            return ("ok", fn(text))
+        except (ValueError, RecursionError) as exc:
+            return (type(exc).__name__, str(exc))
+
+    assert repr(outcome(loads)) == repr(outcome(json.loads))
