@@ -141,6 +141,12 @@ class Call:
         """
         if k == self.snap_at:
             return self.snap_value
+        if k == self.parsed + 1:  # the usual case: the next delta
+            self.parsed = k
+            self.snap_value = None  # not kept alive while the next one is built
+            value = self._parser.snapshot_after(self.texts[k - 1])
+            self.snap_at, self.snap_value = k, value
+            return value
         if k >= self.parsed:
             parser = self._parser
             feed = parser.feed

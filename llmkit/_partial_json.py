@@ -25,9 +25,11 @@ Design:
   sub-values are shared).
 * **Complexity.** Parsing is linear in the text length. A snapshot costs O(1) when nothing
   changed, otherwise O(depth + sum of the direct-child counts of the open containers on the
-  current path + length of the string in progress). The last two terms are inherent to handing
-  out fresh immutable built-in containers: a snapshot after every delta of one very long string,
-  or of a very long flat array/object, copies that string or that container each time.
+  current path + what the string in progress gained). The string in progress is extended in
+  place when the caller kept no earlier snapshot (CPython grows a ``str`` that has no other
+  reference); while a caller holds one, it is copied, so that what was handed out never
+  changes. The width term is inherent to handing out fresh immutable built-in containers: a
+  snapshot after every delta of a very long flat array or object copies that container.
 * **finish()** first tries ``json.loads`` (C speed) on the whole text; only when that fails does
   it run (or continue) the incremental parser to classify and recover.
 
@@ -267,6 +269,20 @@ class PartialJSON:
             self._parts.append(text)
             self._pending.append(text)
             self._result = None
+
+    def snapshot_after(self, text: str) -> Any:
+        """``feed(text)`` then :meth:`snapshot`, in one step (the per-delta hot path)."""
+        if self._pending:
+            self._advance()
+        if text:
+            self._parts.append(text)
+            self._result = None
+            self._pending.append(text)
+            self._advance()
+        if self._gen != self._snap_gen:
+            self._snap = self._build_snapshot()
+            self._snap_gen = self._gen
+        return self._snap
 
     @property
     def raw(self) -> str:
@@ -704,8 +720,21 @@ class PartialJSON:
         cached = self._str_cache
         if cached is None:
             parts = self._str_parts
-            cached = "".join(parts)
-            parts[:] = [cached] if cached else []
+            if len(parts) > 1:
+                # The string so far and the pieces received since: ``+=`` on a local holding
+                # the only reference lets CPython extend the string in place instead of copying
+                # it (nobody can see that: while a caller holds an earlier snapshot, it is
+                # copied). So reading a long string after every delta costs time proportional
+                # to the delta, not to the string.
+                rest = parts[1:]
+                cached = parts[0]
+                parts.clear()
+                for piece in rest:
+                    cached += piece
+                parts.append(cached)
+            else:
+                cached = "".join(parts)
+                parts[:] = [cached] if cached else []
             self._str_cache = cached
         return cached
 
@@ -740,6 +769,14 @@ class PartialJSON:
 
     def _build_snapshot(self) -> Any:
         if self._token == _TOK_STRING and not self._str_key:
+            if self._str_cache is None:
+                # The string in progress grew, so every copy on the path is rebuilt: let go of
+                # the previous ones first. When the caller kept no earlier snapshot, the string
+                # is then referenced only here and grows in place (see _partial_string).
+                self._snap = None
+                for frame in self._stack:
+                    frame.snap = None
+                    frame.snap_child = _NO_CHILD
             child = self._partial_string()
         else:
             child = _NO_CHILD
