@@ -62,6 +62,8 @@ __all__ = ["ParseResult", "PartialJSON", "parse_arguments", "parse_partial"]
 # JSON whitespace is exactly these four characters (RFC 8259); anything else is an error.
 _WS = " \t\n\r"
 _WS_RUN = re.compile(r"[ \t\n\r]*")
+# Between tokens: whitespace, then a whole string without escapes (group 1) or one character.
+_NEXT = re.compile(r'[ \t\n\r]*(?:"([^"\\\x00-\x1f]*)"|[^ \t\n\r])')
 # Plain string characters: everything but the quote, the backslash and raw control characters.
 _STR_RUN = re.compile(r'[^"\\\x00-\x1f]+')
 # Characters that may continue a number; validity is checked once the number has ended.
@@ -217,6 +219,36 @@ class PartialJSON:
         'complete'
     """
 
+    __slots__ = (
+        "_comma_pos",
+        "_error",
+        "_error_pos",
+        "_esc",
+        "_esc_pos",
+        "_gen",
+        "_high",
+        "_lit",
+        "_lit_len",
+        "_num_parts",
+        "_num_start",
+        "_offset",
+        "_parts",
+        "_pending",
+        "_repairs",
+        "_result",
+        "_snap",
+        "_snap_gen",
+        "_stack",
+        "_state",
+        "_stats_built",
+        "_stats_chars",
+        "_str_cache",
+        "_str_key",
+        "_str_parts",
+        "_token",
+        "_top",
+    )
+
     def __init__(self) -> None:
         self._parts: list[str] = []  # everything fed, joined lazily by `raw`
         self._pending: list[str] = []  # fed but not parsed yet
@@ -277,8 +309,7 @@ class PartialJSON:
         if text:
             self._parts.append(text)
             self._result = None
-            self._pending.append(text)
-            self._advance()
+            self._consume(text)
         if self._gen != self._snap_gen:
             self._snap = self._build_snapshot()
             self._snap_gen = self._gen
@@ -446,6 +477,10 @@ class PartialJSON:
             return
         text = pending[0] if len(pending) == 1 else "".join(pending)
         pending.clear()
+        self._consume(text)
+
+    def _consume(self, text: str) -> None:
+        """Parse ``text``, the text following everything parsed so far."""
         if self._error is None:
             if (
                 self._token == _TOK_STRING
@@ -496,15 +531,29 @@ class PartialJSON:
                     return
                 continue
 
-            c = s[i]
-            if c in _WS:
-                m = _WS_RUN.match(s, i)
-                if m is not None:
-                    i = m.end()
-                if i == n:
-                    return
-                c = s[i]
+            # Between tokens: skip whitespace, and take a whole string without escapes in one
+            # step (keys, short values); anything else is handled a character at a time.
+            m = _NEXT.match(s, i)
+            if m is None:  # only whitespace left
+                return
             state = self._state
+            plain = m.group(1)
+            if plain is not None:
+                if state <= _OBJ_VALUE:
+                    self._commit(plain)
+                    i = m.end()
+                    continue
+                if state in (_OBJ_FIRST, _OBJ_NEXT):
+                    frame = self._stack[-1]
+                    frame.key = plain
+                    frame.changed = True
+                    self._state = _OBJ_COLON
+                    i = m.end()
+                    continue
+                i = m.start(1) - 1  # a string where none may be: reported below
+            else:
+                i = m.end() - 1
+            c = s[i]
 
             if state <= _OBJ_VALUE:  # a value is expected
                 if c == '"':
