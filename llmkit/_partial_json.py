@@ -309,6 +309,23 @@ class PartialJSON:
         if text:
             self._parts.append(text)
             self._result = None
+            if (
+                self._token == _TOK_STRING
+                and not self._str_key
+                and not self._esc
+                and not self._high
+                and self._error is None
+                and _STR_RUN.fullmatch(text) is not None
+            ):
+                # The most common delta: more plain characters of the string value in progress.
+                self._stats_chars += len(text)
+                self._offset += len(text)
+                self._str_parts.append(text)
+                self._str_cache = None
+                self._gen += 1
+                self._snap = self._build_snapshot()
+                self._snap_gen = self._gen
+                return self._snap
             self._consume(text)
         if self._gen != self._snap_gen:
             self._snap = self._build_snapshot()
@@ -769,7 +786,12 @@ class PartialJSON:
         cached = self._str_cache
         if cached is None:
             parts = self._str_parts
-            if len(parts) > 1:
+            if len(parts) == 2:  # the usual case: the string so far and one new piece
+                cached, piece = parts
+                parts.clear()
+                cached += piece  # in place when this is the only reference (see below)
+                parts.append(cached)
+            elif len(parts) > 1:
                 # The string so far and the pieces received since: ``+=`` on a local holding
                 # the only reference lets CPython extend the string in place instead of copying
                 # it (nobody can see that: while a caller holds an earlier snapshot, it is
@@ -817,21 +839,34 @@ class PartialJSON:
     # ----------------------------------------------------------------------------- snapshots
 
     def _build_snapshot(self) -> Any:
+        stack = self._stack
         if self._token == _TOK_STRING and not self._str_key:
             if self._str_cache is None:
-                # The string in progress grew, so every copy on the path is rebuilt: let go of
-                # the previous ones first. When the caller kept no earlier snapshot, the string
-                # is then referenced only here and grows in place (see _partial_string).
+                # The string in progress grew, so every container on the path is copied anew.
+                # Let go of the previous copies first: when the caller kept no earlier
+                # snapshot, the string is then referenced only here and grows in place (see
+                # _partial_string).
                 self._snap = None
-                for frame in self._stack:
-                    frame.snap = None
-                    frame.snap_child = _NO_CHILD
-            child = self._partial_string()
+                for frame in stack:
+                    frame.snap = frame.snap_child = None
+                child: Any = self._partial_string()
+                for frame in reversed(stack):
+                    copy = frame.items.copy()
+                    if frame.is_dict:
+                        copy[frame.key] = child  # type: ignore[call-overload]
+                    else:
+                        copy.append(child)  # type: ignore[union-attr]
+                    frame.snap_child = child
+                    frame.snap = child = copy
+                    frame.changed = False
+                self._stats_built += len(stack)
+                return child
+            child = self._str_cache
         else:
             child = _NO_CHILD
         # Innermost first: each open container is re-copied only if it or its partial child
         # changed; otherwise its previous copy is reused (and so are all outer ones).
-        for frame in reversed(self._stack):
+        for frame in reversed(stack):
             if frame.changed or frame.snap_child is not child:
                 copy = frame.items.copy()
                 if child is not _NO_CHILD:
