@@ -7,12 +7,12 @@ docs/servers.md equals this script's output.
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 from importlib import resources
 from pathlib import Path
 
 import llmkit._compat
-
 from llmkit._compat import OpenAIChatCompat
 
 HEADER = """# Supported servers and their compat flags
@@ -64,7 +64,7 @@ def _attribute_docs(class_name: str) -> dict[str, str]:
     tree = ast.parse(source)
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)
     docs: dict[str, str] = {}
-    for field, doc in zip(cls.body, cls.body[1:]):
+    for field, doc in itertools.pairwise(cls.body):
         if (
             isinstance(field, ast.AnnAssign)
             and isinstance(field.target, ast.Name)

@@ -135,7 +135,7 @@ def test_fast_loads_is_json_loads(text: str) -> None:
 def test_snapshots_a_caller_keeps_are_never_changed(keep: str) -> None:
     # A string in progress grows in place only when nothing outside the parser refers to it;
     # whatever a caller kept (a whole snapshot, or a string inside one) stays as it was.
-    text = json.dumps({"a": "x" * 50, "content": "line é 😀 \\ \"q\"\n" * 40, "z": [1, "yy" * 30]})
+    text = json.dumps({"a": "x" * 50, "content": 'line é 😀 \\ "q"\n' * 40, "z": [1, "yy" * 30]})
     parser = _partial_json.PartialJSON()
     kept: list[tuple[int, Any]] = []
     deltas = _deltas(text, 11)
