@@ -63,6 +63,38 @@ class Ticker:
         return {"max": lags[-1], "p99": lags[int(0.99 * (len(lags) - 1))], "ticks": len(lags)}
 
 
+class GCPauses:
+    """Records how long each garbage collection takes, per phase of the ticker: a stall of
+    the event loop is often a full (generation 2) collection of everything the streams hold."""
+
+    def __init__(self, ticker: Ticker) -> None:
+        self.ticker = ticker
+        self.pauses: dict[str, list[tuple[int, float]]] = {}
+        self._start = 0.0
+
+    def start(self) -> GCPauses:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def stop(self) -> None:
+        gc.callbacks.remove(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            pause = time.perf_counter() - self._start
+            self.pauses.setdefault(self.ticker.phase, []).append((info["generation"], pause))
+
+    def summary(self, phase: str) -> dict[str, float]:
+        pauses = self.pauses.get(phase, [])
+        return {
+            "max": max((p for _g, p in pauses), default=0.0),
+            "collections": len(pauses),
+            "full": sum(1 for g, _p in pauses if g == 2),
+        }
+
+
 class Progress:
     """Counts text events across all streams, and how many streams have received text."""
 
@@ -164,6 +196,7 @@ async def scenario(mode: str, url: str, streams: int) -> dict[str, Any]:
     before = rss_bytes()
 
     ticker = Ticker()
+    gc_pauses = GCPauses(ticker).start()
     tick_task = asyncio.create_task(ticker.run())
     await asyncio.sleep(0.1)  # a few quiet ticks first
     progress = Progress(streams)
@@ -187,6 +220,7 @@ async def scenario(mode: str, url: str, streams: int) -> dict[str, Any]:
     results = await asyncio.gather(*tasks, return_exceptions=True)
     ticker.running = False
     await tick_task
+    gc_pauses.stop()
     if shared is not None:
         await shared.aclose()
 
@@ -205,6 +239,7 @@ async def scenario(mode: str, url: str, streams: int) -> dict[str, Any]:
         "steady_seconds": steady_seconds,
         "events_per_second": steady_events / steady_seconds,
         "stalls": {phase: ticker.summary(phase) for phase in ticker.lags},
+        "gc": {phase: gc_pauses.summary(phase) for phase in ticker.lags},
         "completed": right,
         "errors": sorted({f"{type(e).__name__}: {e}"[:200] for e in errors}),
         "wrong": len(texts) - right,

@@ -332,11 +332,18 @@ def imports_table(imports: dict[str, float | None], importtime: dict[str, Any] |
     return text
 
 
+def _gc(result: dict[str, Any], phase: str) -> str:
+    gc = result.get("gc", {}).get(phase)
+    if gc is None:
+        return "—"
+    return f"{_ms(gc['max'])} ({gc['full']} of {gc['collections']})"
+
+
 def concurrency_table(concurrency: dict[str, Any]) -> str:
     rows = []
     for mode, r in concurrency["modes"].items():
         if "error" in r:
-            rows.append([mode, "FAILED: " + r["error"]] + [""] * 7)
+            rows.append([mode, "FAILED: " + r["error"]] + [""] * 8)
             continue
         stalls = r["stalls"]
         correct = f"{r['completed']}/{r['streams']}"
@@ -348,6 +355,7 @@ def concurrency_table(concurrency: dict[str, Any]) -> str:
                 f"{r['per_stream'] / 1024:.1f} KiB",
                 f"{r['rss_before'] / 2**20:.0f} MiB, {r['rss_open'] / 2**20:.0f} MiB",
                 f"{_ms(stalls['steady']['max'])} (p99 {_ms(stalls['steady']['p99'])})",
+                _gc(r, "steady"),
                 _ms(stalls["launch"]["max"]),
                 f"{r['open_seconds']:.1f} s",
                 f"{r['events_per_second']:.0f}",
@@ -359,6 +367,7 @@ def concurrency_table(concurrency: dict[str, Any]) -> str:
         "RSS per open stream",
         "RSS before, all open",
         "largest stall, steady",
+        "largest GC pause, steady (full collections)",
         "largest stall, launch",
         "time to open all",
         "events/s, steady",
