@@ -169,13 +169,7 @@ class Assembler:
         repeated payload, QUIRKS D5), a finished stream — takes :meth:`tool_call`'s full rules."""
         slot = self._calls.get(index)
         if slot is not None and slot.started and 0 < len(text) < slot.fed and not self._done:
-            slot.fed += len(text)
-            texts = slot.texts
-            texts.append(text)
-            pos = len(texts)
-            self.out.append(
-                ToolCallDelta(slot.index, slot.id, slot.name, text, lambda: slot.snapshot_at(pos))
-            )
+            self._append(slot, text)
         else:
             self.tool_call(index, arguments=text)
 

@@ -136,8 +136,9 @@ class Call:
         The parser is fed only when a value is asked for, and only up to the delta asked
         about: reading every delta's snapshot in order — on time, or late because the events
         of one network read are decoded before the caller sees them, or after the stream —
-        feeds each delta once. Only reading backwards starts a second parser from the
-        beginning (fed forward from there, so reading backwards in order is linear too).
+        feeds each delta once. Reading an earlier delta than the parser has reached uses a
+        second parser, fed from the start (or on from where it stopped, if reads go forward
+        again): correct in any order, linear when reads go forward.
         """
         if k == self.snap_at:
             return self.snap_value
@@ -154,14 +155,14 @@ class Call:
                 feed(text)
             self.parsed = k
         else:
-            parser = self.late  # type: ignore[assignment]
-            if parser is None or self.late_at > k:
-                parser = self.late = PartialJSON()
+            late = self.late
+            if late is None or self.late_at > k:
+                late = self.late = PartialJSON()
                 self.late_at = 0
-            feed = parser.feed
             for text in self.texts[self.late_at : k]:
-                feed(text)
+                late.feed(text)
             self.late_at = k
+            parser = late
         value = parser.snapshot()
         self.snap_at, self.snap_value = k, value
         return value
