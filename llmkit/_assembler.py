@@ -5,7 +5,8 @@ Every wire decoder calls the same small set of methods here (the *neutral deltas
 ``usage``, ``finish``, ``diagnostic``, and one of ``complete`` / ``fail`` / ``end_of_stream`` /
 ``abort``. The assembler appends events to ``out``; the pump that drives it drains that list.
 No I/O happens here, and nothing provider-specific: quirks that belong to one wire API are
-handled in its decoder; the rules that hold for all of them live here (DESIGN §4):
+handled in its decoder; the rules that hold for all of them live here and, for tool calls, in
+its base class :class:`llmkit._calls.ToolCallRules` (DESIGN §4):
 
 - ids are stable: a missing/empty id is synthesised from a seed and the call ordinal; two
   distinct calls with one id get distinct ids (both kept);
@@ -23,14 +24,13 @@ handled in its decoder; the rules that hold for all of them live here (DESIGN §
 from __future__ import annotations
 
 import copy
-import json
 from typing import TYPE_CHECKING, Any
 
 from ._blocks import Call, Text, Thinking
+from ._calls import ToolCallRules
 from ._diagnostics import Diagnostic, DiagnosticKind
 from ._errors import LLMError, StreamError
 from ._events import (
-    DiagnosticEvent,
     Done,
     Error,
     Event,
@@ -41,12 +41,8 @@ from ._events import (
     ThinkingDelta,
     ThinkingEnd,
     ThinkingStart,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
     UsageEvent,
 )
-from ._ids import synthesize_call_id
 from ._messages import (
     AssistantMessage,
     StopReason,
@@ -63,7 +59,7 @@ if TYPE_CHECKING:
 __all__ = ["Assembler"]
 
 
-class Assembler:
+class Assembler(ToolCallRules):
     """Turns neutral deltas into events (appended to ``out``) and the final message."""
 
     def __init__(
@@ -162,82 +158,6 @@ class Assembler:
             block.parts.append(delta)
             self.out.append(ThinkingDelta(block.index, delta))
 
-    def arguments(self, index: int, text: str) -> None:
-        """More argument text for the call at the provider's slot ``index``: the hot path of a
-        tool-call stream (one call per argument delta). Anything out of the ordinary — a slot
-        not open or not started, empty text, text as long as what came before (a possibly
-        repeated payload, QUIRKS D5), a finished stream — takes :meth:`tool_call`'s full rules."""
-        slot = self._calls.get(index)
-        if slot is not None and slot.started and 0 < len(text) < slot.fed and not self._done:
-            self._append(slot, text)
-        else:
-            self.tool_call(index, arguments=text)
-
-    def tool_call(
-        self,
-        index: int | None,
-        id: str | None = None,
-        name: str | None = None,
-        arguments: str | dict[str, Any] | None = None,
-        *,
-        position: int = 0,
-        replay: dict[str, Any] | None = None,
-    ) -> None:
-        """A tool-call delta. ``index`` is the provider's slot index (``None`` when it sent
-        none: ``position`` in the delta's list is used instead, QUIRKS C1)."""
-        if self._done:
-            return
-        if id is not None and not isinstance(id, str):
-            id = self._malformed("tool call id", id)
-        if name is not None and not isinstance(name, str):
-            name = self._malformed("tool call name", name)
-        if index is not None and not isinstance(index, int):
-            index = None  # reported as a missing index below
-        if arguments is not None and not isinstance(arguments, (str, dict)):
-            arguments = self._malformed("tool call arguments", arguments)
-        missing_index = index is None
-        wire_index: int = position if index is None else index
-        slot = self._calls.get(wire_index)
-        if slot is not None:
-            slot = self._same_call(slot, id, name, arguments)
-        if slot is None:
-            slot = self._open_or_adopt(wire_index, id, name, arguments, missing_index)
-        if id and not slot.pid:
-            slot.pid = id
-        if name:
-            if not slot.name:
-                slot.name = name
-            elif name != slot.name and not slot.name_conflict:
-                slot.name_conflict = True
-                self._diag_kind(
-                    "tool_call_name_changed",
-                    f"Tool call sent a second name {name!r}; kept the first, {slot.name!r}",
-                    slot,
-                    {"ignored_name": name},
-                )
-        if replay:
-            slot.replay = {**(slot.replay or {}), **replay}
-        text: str | None = None
-        if isinstance(arguments, dict):
-            text = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
-        elif arguments:
-            text = arguments
-        if text is not None and self._is_duplicate_payload(slot, text):
-            return
-        if not slot.started and (slot.name or text):
-            self._start(slot)
-        if text:
-            self._append(slot, text)
-
-    def _append(self, slot: Call, text: str) -> None:
-        slot.fed += len(text)
-        texts = slot.texts
-        texts.append(text)
-        pos = len(texts)
-        self.out.append(
-            ToolCallDelta(slot.index, slot.id, slot.name, text, lambda: slot.snapshot_at(pos))
-        )
-
     def end_text(self, key: object = 0) -> None:
         """The text part ``key`` is complete."""
         block = self._texts.get(key)
@@ -251,12 +171,6 @@ class Assembler:
         if block is not None and block.open:
             block.open = False
             self.out.append(ThinkingEnd(block.index, "".join(block.parts)))
-
-    def end_tool_call(self, index: int) -> None:
-        """The call at wire ``index`` is complete (its block ended)."""
-        slot = self._calls.pop(index, None)
-        if slot is not None:
-            self._finalize(slot)
 
     def usage(self, usage: Usage) -> None:
         """Usage so far; the last report holds."""
@@ -358,215 +272,6 @@ class Assembler:
         self.error = error
         self.out.append(Error(message, error))
 
-    def _same_call(
-        self,
-        slot: Call,
-        id: str | None,
-        name: str | None,
-        arguments: str | dict[str, Any] | None,
-    ) -> Call | None:
-        """Decide whether a delta at an occupied index continues ``slot`` (return it) or
-        starts a new call (return None, after finalising ``slot``)."""
-        new_call = False
-        if id and slot.pid and id != slot.pid and id not in slot.aliases:
-            if name or self._args_complete(slot):
-                new_call = True  # Ollama/Bedrock: every call at index 0, new ids (C2, C3)
-            else:
-                # Poolside/vLLM harmony: one call whose id changes between chunks (B3)
-                slot.aliases.add(id)
-                self._diag_kind(
-                    "tool_call_id_changed",
-                    f"A tool call changed its id mid-stream to {id!r}; kept the first",
-                    slot,
-                    {"ignored_id": id},
-                )
-        elif not id and name and slot.name and name != slot.name and self._args_complete(slot):
-            new_call = True  # a new name after complete arguments (C2)
-        if not new_call:
-            return slot
-        self._calls.pop(slot.wire_index, None)
-        self._finalize(slot)
-        if slot.missing_index:
-            return None  # no index was sent at all: already reported as index_missing (C1)
-        self._diag_kind(
-            "tool_call_index_reused",
-            f"Index {slot.wire_index} was reused by a new tool call; kept both calls",
-            None,
-            {"index": slot.wire_index},
-        )
-        return None
-
-    def _open_or_adopt(
-        self,
-        wire_index: int,
-        id: str | None,
-        name: str | None,
-        arguments: str | dict[str, Any] | None,
-        missing_index: bool,
-    ) -> Call:
-        open_calls = [c for c in self._calls.values() if c.call is None]
-        if not id and not name and arguments and len(open_calls) == 1:
-            # Arguments for an index never announced while exactly one call is open: they
-            # belong to that call (LibreChat, sglang, QUIRKS C3).
-            slot = open_calls[0]
-            self._diag_kind(
-                "tool_call_index_mismatch",
-                f"Arguments for unknown index {wire_index} joined the open call",
-                slot,
-                {"index": wire_index},
-            )
-            return slot
-        slot = Call(wire_index, len(self._all_calls))
-        self._calls[wire_index] = slot
-        self._all_calls.append(slot)
-        slot.missing_index = missing_index
-        return slot
-
-    def _start(self, slot: Call) -> None:
-        slot.started = True
-        slot.index = len(self._blocks)
-        self._blocks.append(slot)
-        pid = slot.pid
-        if not pid:
-            slot.id = synthesize_call_id(self._seed or "", slot.ordinal)
-            self._ids.add(slot.id)
-            self.out.append(ToolCallStart(slot.index, slot.id, slot.name))
-            self._diag_kind(
-                "tool_call_id_synthesized",
-                "The provider sent no id for this tool call; llmkit made a deterministic one",
-                slot,
-                {},
-            )
-        elif pid in self._ids:
-            n = 2
-            while f"{pid}_{n}" in self._ids:
-                n += 1
-            slot.id = f"{pid}_{n}"
-            self._ids.add(slot.id)
-            self.out.append(ToolCallStart(slot.index, slot.id, slot.name))
-            self._diag_kind(
-                "tool_call_id_duplicate",
-                f"Two distinct tool calls share the id {pid!r}; this one was renamed",
-                slot,
-                {"provider_id": pid},
-            )
-        else:
-            slot.id = pid
-            self._ids.add(pid)
-            self.out.append(ToolCallStart(slot.index, slot.id, slot.name))
-        if slot.missing_index:
-            self._diag_kind(
-                "tool_call_index_missing",
-                "The provider sent this tool call without an index; placed it by position",
-                slot,
-                {},
-            )
-
-    def _malformed(self, what: str, value: Any) -> str | None:
-        """A value of the wrong type from the provider: reported, and kept as text when it is
-        a scalar (a numeric id still identifies its call), dropped otherwise."""
-        kept = (
-            str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        )
-        self._diag_kind(
-            "event_malformed",
-            f"The provider sent a {type(value).__name__} as {what}",
-            None,
-            {"field": what, "kept": kept},
-        )
-        return kept
-
-    def _not_executable(self, why: str) -> None:
-        """Calls from a turn that must not be acted on are marked ``recovered`` (so
-        ``decode_tool_call`` refuses them by default) and reported."""
-        for slot in self._all_calls:
-            call = slot.call
-            if call is not None and call.status == "complete":
-                slot.call = call.model_copy(update={"status": "recovered"})
-                self._diag_kind(
-                    "tool_call_not_executable",
-                    f"This tool call is not safe to execute: {why}",
-                    slot,
-                    {"reason": why},
-                )
-
-    def _args_complete(self, slot: Call) -> bool:
-        return slot.fed > 0 and slot.parser.is_complete_value()
-
-    def _is_duplicate_payload(self, slot: Call, text: str) -> bool:
-        """A whole payload repeated after the arguments were already complete JSON (LiteLLM's
-        summary chunk, possibly double-encoded, QUIRKS D5) is reported, not appended."""
-        if (
-            not slot.fed
-            or len(text) < slot.fed  # a repeated whole payload is at least as long
-            or text.lstrip()[:1] not in ("{", '"')
-        ):
-            return False
-        try:
-            current = json.loads(slot.raw())  # at most as long as ``text``: linear overall
-            candidate = json.loads(text)
-            if isinstance(candidate, str):
-                candidate = json.loads(candidate)
-        except ValueError:
-            return False
-        if candidate != current:
-            return False
-        self._diag_kind(
-            "tool_arguments_duplicate",
-            "A repeated copy of this call's complete arguments was ignored",
-            slot,
-            {},
-        )
-        return True
-
-    def _finalize(self, slot: Call) -> None:
-        if slot.call is not None:
-            return
-        if not slot.started:
-            self._start(slot)
-        raw = slot.raw()
-        result = slot.finish(raw)
-        if result.status == "recovered":
-            self._diag_kind(
-                "tool_arguments_recovered",
-                f"Tool call arguments were not strict JSON; recovered ({result.mode})",
-                slot,
-                {
-                    "mode": result.mode,
-                    "repairs": list(result.repairs),
-                    "error": result.error,
-                    "position": result.position,
-                },
-            )
-        elif result.status == "invalid":
-            self._diag_kind(
-                "tool_arguments_invalid",
-                f"Tool call arguments could not be parsed: {result.error}",
-                slot,
-                {"error": result.error, "position": result.position},
-            )
-        if not slot.name:
-            self._diag_kind(
-                "tool_call_unknown_name", "The provider sent no name for this tool call", slot, {}
-            )
-        elif self.tool_names is not None and slot.name not in self.tool_names:
-            self._diag_kind(
-                "tool_call_unknown_name",
-                f"The model called {slot.name!r}, which is not among the request's tools",
-                slot,
-                {"name": slot.name},
-            )
-        slot.call = ToolCall(
-            id=slot.id,
-            name=slot.name,
-            arguments=result.value,
-            raw_arguments=raw,
-            status=result.status,
-            provider_id=None if slot.id == slot.pid else slot.pid,
-            replay=slot.replay,
-        )
-        self.out.append(ToolCallEnd(slot.index, slot.call))
-
     def _close_blocks(self) -> None:
         for block in self._blocks:
             if isinstance(block, Text):
@@ -639,20 +344,4 @@ class Assembler:
             response_id=self._response_id,
             error=error,
             provider_data=copy.deepcopy(self._provider_data) or None,
-        )
-
-    def _diag(self, diagnostic: Diagnostic) -> None:
-        self.diagnostics.append(diagnostic)
-        self.out.append(DiagnosticEvent(diagnostic))
-
-    def _diag_kind(
-        self, kind: DiagnosticKind, message: str, slot: Call | None, details: dict[str, Any]
-    ) -> None:
-        self._diag(
-            Diagnostic(
-                kind=kind,
-                message=message,
-                tool_call_id=slot.id if slot is not None and slot.id else None,
-                details=details,
-            )
         )
