@@ -335,9 +335,9 @@ def setup(contestant: str, api: str, shape: str) -> Callable[[str], Runner]:
 
 def materialise_bound(api: str, shape: str, n: int, seed: int = 1) -> float:
     """Seconds to build one new string per delta for each call's argument text, keeping the
-    previous one alive (as a snapshot held by the previous event is): the least any
-    ``partial_arguments`` must pay when one string grows with every delta (the ``content``
-    shape), with no parsing at all."""
+    previous one alive: what ``partial_arguments`` costs at least when one string grows with
+    every delta (the ``content`` shape) and the caller holds on to the previous snapshot, with
+    no parsing at all. (A caller that drops it lets llmkit extend the string in place.)"""
     from .streams import StreamSpec, expected_calls
 
     calls = expected_calls(StreamSpec(api, shape, n, seed))
