@@ -9,6 +9,8 @@ sharing. It knows nothing of feeding, laziness or final classification: those ar
 from __future__ import annotations
 
 import re
+import sys
+import sysconfig
 from typing import Any
 
 __all__ = [
@@ -84,10 +86,35 @@ def decode_number(text: str) -> tuple[Any, str | None, int]:
         return None, "Integer has too many digits", 0
 
 
+def _alone_count() -> int:
+    """What ``sys.getrefcount`` says of an object held by one local variable only, the way
+    ``Machine._release`` asks; 0 (never reuse a snapshot's list) where that cannot be relied
+    on: other interpreters, free-threaded builds, and CPython releases this was not checked
+    on (3.14 borrows references on the operand stack)."""
+    if (
+        sys.implementation.name != "cpython"
+        or sysconfig.get_config_var("Py_GIL_DISABLED")
+        or not (3, 10) <= sys.version_info[:2] < (3, 14)
+    ):
+        return 0
+    frame = _Frame([])
+    frame.snap = []
+    prev = frame.snap
+    frame.snap = None
+    alone = sys.getrefcount(prev)
+    other = prev
+    shared = sys.getrefcount(prev)
+    del other
+    return alone if shared == alone + 1 else 0
+
+
+_getrefcount = sys.getrefcount
+
+
 class _Frame:
     """An open container on the parser's stack."""
 
-    __slots__ = ("changed", "is_dict", "items", "key", "snap", "snap_child")
+    __slots__ = ("changed", "is_dict", "items", "key", "snap", "snap_child", "snap_len")
 
     def __init__(self, items: dict[str, Any] | list[Any]) -> None:
         # The container being filled. It is never handed out while open (snapshots get copies),
@@ -98,6 +125,7 @@ class _Frame:
         self.changed = True  # items/key changed since `snap` was built
         self.snap: Any = None  # last copy handed out
         self.snap_child: Any = _NO_CHILD  # the partial child that `snap` ends with
+        self.snap_len = 0  # len(items) when `snap` was built: its partial child comes after
 
 
 class Machine:
@@ -513,45 +541,86 @@ class Machine:
 
     def _build_snapshot(self) -> Any:
         stack = self._stack
+        if not stack:  # a top-level scalar: a string in progress, or the finished value
+            if self._token == TOK_STRING:
+                return self._partial_string()
+            return self._top if self._state == TOP_DONE else None
+        innermost = len(stack) - 1
+        # The partial child of the innermost container: the string value in progress (grown
+        # since the last snapshot when its cache is gone) or nothing.
+        grown = False
+        child: Any = _NO_CHILD
         if self._token == TOK_STRING and not self._str_key:
-            if self._str_cache is None:
-                # The string in progress grew, so every container on the path is copied anew.
-                # Let go of the previous copies first: when the caller kept no earlier
-                # snapshot, the string is then referenced only here and grows in place (see
-                # _partial_string).
-                self._snap = None
-                for frame in stack:
-                    frame.snap = frame.snap_child = None
-                child: Any = self._partial_string()
-                for frame in reversed(stack):
-                    copy = frame.items.copy()
-                    if frame.is_dict:
-                        copy[frame.key] = child  # type: ignore[call-overload]
-                    else:
-                        copy.append(child)  # type: ignore[union-attr]
-                    frame.snap_child = child
-                    frame.snap = child = copy
-                    frame.changed = False
-                self._stats_built += len(stack)
-                return child
+            grown = self._str_cache is None
             child = self._str_cache
+        # The deepest container whose copy is out of date; every one above it is too (it holds
+        # that copy), every one below it is reused as it was.
+        deepest = -1
+        frame = stack[innermost]
+        if grown or frame.changed or frame.snap_child is not child:
+            deepest = innermost
         else:
-            child = _NO_CHILD
-        # Innermost first: each open container is re-copied only if it or its partial child
-        # changed; otherwise its previous copy is reused (and so are all outer ones).
-        for frame in reversed(stack):
-            if frame.changed or frame.snap_child is not child:
-                copy = frame.items.copy()
-                if child is not _NO_CHILD:
-                    if frame.is_dict:
-                        copy[frame.key] = child  # type: ignore[call-overload]
-                    else:
-                        copy.append(child)  # type: ignore[union-attr]
-                frame.snap = copy
-                frame.snap_child = child
-                frame.changed = False
-                self._stats_built += 1
-            child = frame.snap
-        if child is not _NO_CHILD:
-            return child
-        return self._top if self._state == TOP_DONE else None
+            for i in range(innermost - 1, -1, -1):
+                if stack[i].changed:
+                    deepest = i
+                    break
+        if deepest < 0:
+            return stack[0].snap
+        reuse = self._release(deepest)
+        if grown:
+            child = self._partial_string()  # after the release: it may now grow in place
+        elif deepest < innermost:
+            child = stack[deepest + 1].snap
+        # Innermost out: a fresh copy of each container, or its previous copy brought up to
+        # date in place when nobody else can see it.
+        for i in range(deepest, -1, -1):
+            frame = stack[i]
+            items: Any = frame.items
+            copy: Any = reuse[i]
+            if copy is None:
+                copy = items.copy()
+            elif len(items) > frame.snap_len:
+                copy.extend(items[frame.snap_len :])  # a list: what was completed since
+            if child is not _NO_CHILD:
+                if frame.is_dict:
+                    copy[frame.key] = child
+                else:
+                    copy.append(child)
+            frame.snap_len = len(items)
+            frame.snap = copy
+            frame.snap_child = child
+            frame.changed = False
+            child = copy
+        self._stats_built += deepest + 1
+        return child
+
+    def _release(self, deepest: int) -> list[Any]:
+        """Let go of the copies of ``stack[0..deepest]``, which are about to be rebuilt.
+
+        Returns, per frame, its previous copy when that is a list nobody else holds (so it can
+        be updated in place: a long array read after every delta costs what changed, not its
+        length), else ``None``. A copy is taken only if every copy above it was also held by
+        nobody else: whoever holds an outer snapshot can reach the inner ones. Dropping the
+        copies also leaves the string in progress referenced only here when the caller kept no
+        earlier snapshot, so that it grows in place (see _partial_string).
+        """
+        self._snap = None
+        reuse: list[Any] = [None] * (deepest + 1)
+        alone = _ALONE
+        for i in range(deepest + 1):
+            frame = self._stack[i]
+            prev = frame.snap
+            frame.snap = frame.snap_child = None
+            if prev is None:
+                continue
+            if alone and _getrefcount(prev) == alone:
+                if not frame.is_dict:
+                    del prev[frame.snap_len :]  # its old partial child
+                    reuse[i] = prev
+            else:
+                alone = 0  # held elsewhere: so is everything inside it
+            prev = None  # an unshared dict is freed here, releasing what it held
+        return reuse
+
+
+_ALONE = _alone_count()

@@ -18,18 +18,23 @@ Design:
   the text is split.
 * **Structural sharing.** A finished value (closed container, finished string, number, literal)
   is built once, stored in its parent, and shared by every later snapshot and the final value.
-  A snapshot copies only the open containers on the current path whose content changed since the
-  previous snapshot (shallow copies: a container's direct children, never its subtrees), and
-  returns the very same object when nothing changed. Objects handed out are never mutated
-  afterwards, so callers may keep old snapshots (they must treat them as read-only: completed
-  sub-values are shared).
+  A snapshot rebuilds only the open containers on the current path whose content changed since
+  the previous snapshot (shallow: a container's direct children, never its subtrees), and
+  returns the very same object when nothing changed. What a caller holds is never mutated, so
+  callers may keep old snapshots (they must treat them as read-only: completed sub-values are
+  shared).
+* **Reuse what nobody holds.** When the caller kept no earlier snapshot, rebuilding costs only
+  what changed: the string in progress is extended in place (CPython grows a ``str`` that has
+  no other reference), and a list of the previous snapshot is brought up to date in place and
+  handed out again — only if ``sys.getrefcount`` shows that the parser holds the only
+  reference to it and to every container above it (so nobody can see the change). Where that
+  cannot be relied on (other interpreters, free-threaded builds, CPython releases not checked),
+  lists are copied. Dicts are always copied.
 * **Complexity.** Parsing is linear in the text length. A snapshot costs O(1) when nothing
-  changed, otherwise O(depth + sum of the direct-child counts of the open containers on the
-  current path + what the string in progress gained). The string in progress is extended in
-  place when the caller kept no earlier snapshot (CPython grows a ``str`` that has no other
-  reference); while a caller holds one, it is copied, so that what was handed out never
-  changes. The width term is inherent to handing out fresh immutable built-in containers: a
-  snapshot after every delta of a very long flat array or object copies that container.
+  changed; otherwise, with earlier snapshots dropped, O(depth + keys of the open objects on the
+  current path + what changed), so reading every delta stays linear except for very wide
+  objects. While a caller keeps snapshots, the open lists and the string in progress on the
+  path are copied as well: the price of leaving what was handed out untouched.
 * **finish()** first tries ``json.loads`` (C speed) on the whole text; only when that fails does
   it run (or continue) the incremental parser to classify and recover.
 

@@ -178,3 +178,75 @@ def test_a_long_string_read_after_every_delta_is_built_in_place() -> None:
     small = min(seconds(40_000) for _ in range(3))
     large = min(seconds(4_000_000) for _ in range(3))
     assert large < 10 * small + 0.05, (small, large)
+
+
+def _random_value(rng: random.Random, depth: int) -> Any:
+    kind = rng.random()
+    if depth > 3 or kind < 0.3:
+        return rng.choice([rng.randint(-99, 99), "s" * rng.randint(0, 5), 'é\\"😀', True, None])
+    if kind < 0.65:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 8))]
+    return {f"k{i}": _random_value(rng, depth + 1) for i in range(rng.randint(0, 5))}
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            out += _paths(child, (*path, key))
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            out += _paths(child, (*path, i))
+    return out
+
+
+def _at(value: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_whatever_a_caller_keeps_of_a_snapshot_never_changes(seed: int) -> None:
+    # Snapshots' lists are updated in place when nothing outside the parser holds them; any
+    # snapshot, or any list, dict or string inside one, that a caller keeps stays as it was.
+    rng = random.Random(seed)
+    doc = {"items": [_random_value(rng, 1) for _ in range(rng.randint(1, 12))], "z": [1, 2]}
+    text = json.dumps(doc, ensure_ascii=rng.random() < 0.5)
+    deltas = _deltas(text, seed)
+    parser = _partial_json.PartialJSON()
+    kept: list[tuple[int, tuple[Any, ...], Any]] = []
+    for i, delta in enumerate(deltas):
+        value = parser.snapshot_after(delta)
+        if rng.random() < 0.15 and value is not None:
+            path = rng.choice(_paths(value))
+            kept.append((i, path, _at(value, path)))
+        del value
+    assert parser.snapshot_after("") == doc
+    prefixes = list(_prefixes(deltas))
+    for i, path, obj in kept:
+        assert obj == _at(_partial_json.parse_partial(prefixes[i]), path), (i, path)
+
+
+def test_a_long_array_read_after_every_delta_is_updated_in_place() -> None:
+    # A flat array of 80,000 numbers read after every delta: each snapshot costs what changed,
+    # not the array's length, so the last 2,000 deltas cost what the first 2,000 did. A copy
+    # per delta makes them ~10x slower; the bound leaves room for noise.
+    import time
+
+    numbers = ", ".join(str(i % 997) for i in range(80_000))
+    text = '{"rows": [' + numbers + "]}"
+    deltas = [text[i : i + 7] for i in range(0, len(text), 7)]
+    parser = _partial_json.PartialJSON()
+
+    def seconds(part: list[str]) -> float:
+        start = time.perf_counter()
+        for delta in part:
+            parser.snapshot_after(delta)
+        return time.perf_counter() - start
+
+    first = seconds(deltas[:2_000])
+    seconds(deltas[2_000:-2_000])
+    last = seconds(deltas[-2_000:])
+    assert parser.snapshot_after("") == json.loads(text)
+    assert last < 3 * first + 0.02, (first, last)
