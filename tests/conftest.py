@@ -10,6 +10,8 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+from tests.clients import complete, run  # noqa: F401 - the sync/async fixtures, for every test
+
 settings.register_profile(
     "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

@@ -6,7 +6,6 @@ Every client scenario runs through both pumps (``run`` / ``complete`` fixtures).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +16,7 @@ import pytest
 
 import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeRequest, FakeToolCall
+from tests.clients import Run
 
 API = "anthropic-messages"
 WEATHER = llmkit.Tool(
@@ -34,42 +34,9 @@ END_TURN = {
     "usage": {"output_tokens": 2},
 }
 
-Run = Callable[..., tuple[list[llmkit.Event], llmkit.AssistantMessage]]
-
 
 def model(fake: FakeProvider, **fields: Any) -> llmkit.Model:
     return fake.model("claude-sonnet-4-5", max_output_tokens=4096, reasoning=True, **fields)
-
-
-def run_sync(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-    with llmkit.stream(model, context, **options) as events:
-        collected = list(events)
-    return collected, events.message
-
-
-def run_async(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-    async def go() -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-        async with llmkit.astream(model, context, **options) as events:
-            collected = [e async for e in events]
-        return collected, events.message
-
-    return asyncio.run(go())
-
-
-@pytest.fixture(params=["sync", "async"])
-def run(request: pytest.FixtureRequest) -> Run:
-    return run_sync if request.param == "sync" else run_async
-
-
-@pytest.fixture(params=["sync", "async"])
-def complete(request: pytest.FixtureRequest) -> Callable[..., llmkit.AssistantMessage]:
-    if request.param == "sync":
-        return llmkit.complete
-    return lambda *a, **k: asyncio.run(llmkit.acomplete(*a, **k))
 
 
 # --------------------------------------------------------------------------- the client

@@ -17,6 +17,7 @@ import pytest
 
 import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeToolCall
+from tests.clients import Run, run_async, run_sync
 
 CONTEXT = llmkit.Context(
     system="Be brief.",
@@ -29,39 +30,6 @@ CONTEXT = llmkit.Context(
         )
     ],
 )
-
-Run = Callable[..., tuple[list[llmkit.Event], llmkit.AssistantMessage]]
-
-
-def run_sync(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-    with llmkit.stream(model, context, **options) as events:
-        collected = list(events)
-    return collected, events.message
-
-
-def run_async(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-    async def go() -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-        async with llmkit.astream(model, context, **options) as events:
-            collected = [e async for e in events]
-        return collected, events.message
-
-    return asyncio.run(go())
-
-
-@pytest.fixture(params=["sync", "async"])
-def run(request: pytest.FixtureRequest) -> Run:
-    return run_sync if request.param == "sync" else run_async
-
-
-@pytest.fixture(params=["sync", "async"])
-def complete(request: pytest.FixtureRequest) -> Callable[..., llmkit.AssistantMessage]:
-    if request.param == "sync":
-        return llmkit.complete
-    return lambda *a, **k: asyncio.run(llmkit.acomplete(*a, **k))
 
 
 def strip(message: llmkit.AssistantMessage) -> dict[str, Any]:

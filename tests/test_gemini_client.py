@@ -5,10 +5,8 @@ sync and async alike, including Gemini's retry hints and the fake's fidelity to 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
-from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -18,6 +16,7 @@ from google.genai import types
 
 import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeToolCall
+from tests.clients import Complete, Run, run_async, run_sync
 
 CONTEXT = llmkit.Context(
     system="Be brief.",
@@ -30,39 +29,6 @@ CONTEXT = llmkit.Context(
         )
     ],
 )
-Run = Callable[..., tuple[list[llmkit.Event], llmkit.AssistantMessage]]
-Complete = Callable[..., llmkit.AssistantMessage]
-
-
-def run_sync(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-    with llmkit.stream(model, context, **options) as events:
-        collected = list(events)
-    return collected, events.message
-
-
-def run_async(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-    async def go() -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-        async with llmkit.astream(model, context, **options) as events:
-            collected = [e async for e in events]
-        return collected, events.message
-
-    return asyncio.run(go())
-
-
-@pytest.fixture(params=["sync", "async"])
-def run(request: pytest.FixtureRequest) -> Run:
-    return run_sync if request.param == "sync" else run_async
-
-
-@pytest.fixture(params=["sync", "async"])
-def complete(request: pytest.FixtureRequest) -> Complete:
-    if request.param == "sync":
-        return llmkit.complete
-    return lambda *a, **k: asyncio.run(llmkit.acomplete(*a, **k))
 
 
 def model_of(fake: FakeProvider, model_id: str = "gemini-2.5-flash") -> llmkit.Model:

@@ -4,10 +4,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Callable
-from typing import Any
 
 import httpx
 import openai
@@ -15,6 +12,7 @@ import pytest
 
 import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeRequest, FakeToolCall
+from tests.clients import Run, run_async, run_sync
 
 API = "openai-responses"
 WEATHER = llmkit.Tool(
@@ -22,31 +20,6 @@ WEATHER = llmkit.Tool(
     description="Get the weather.",
     parameters={"type": "object", "properties": {"city": {"type": "string"}}},
 )
-Run = Callable[..., tuple[list[llmkit.Event], llmkit.AssistantMessage]]
-
-
-def run_sync(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-    with llmkit.stream(model, context, **options) as events:
-        collected = list(events)
-    return collected, events.message
-
-
-def run_async(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-    async def go() -> tuple[list[llmkit.Event], llmkit.AssistantMessage]:
-        async with llmkit.astream(model, context, **options) as events:
-            collected = [e async for e in events]
-        return collected, events.message
-
-    return asyncio.run(go())
-
-
-@pytest.fixture(params=["sync", "async"])
-def run(request: pytest.FixtureRequest) -> Run:
-    return run_sync if request.param == "sync" else run_async
 
 
 def tool_loop(run: Run) -> tuple[list[FakeRequest], list[llmkit.AssistantMessage]]:
