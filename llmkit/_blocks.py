@@ -7,11 +7,10 @@ Plain slotted classes, no logic beyond their own state: the rules live in the as
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ._messages import TextPart, ThinkingPart, ToolCall
-from ._partial_json import ParseResult, PartialJSON, reject_constant
+from ._partial_json import ParseResult, PartialJSON, parse_arguments
 
 __all__ = ["Call", "Text", "Thinking"]
 
@@ -116,18 +115,12 @@ class Call:
     def finish(self, raw: str) -> ParseResult:
         """The final classification of ``raw`` (this call's whole text).
 
-        Strict JSON of an object — most calls — is decided by ``json.loads`` without feeding
-        the incremental parser the rest of the text, so snapshots still to be read continue
-        from where they were instead of starting a second parser.
+        While snapshots are still to be read, the parser is not fed the rest of the text (they
+        would then start a second parser): the text is classified on its own, which for strict
+        JSON — most calls — is one ``json.loads``.
         """
         if self.parsed < len(self.texts):
-            try:
-                value = json.loads(raw, parse_constant=reject_constant)
-            except (ValueError, RecursionError):
-                pass
-            else:
-                if isinstance(value, dict):
-                    return ParseResult(value=value, status="complete")
+            return parse_arguments(raw)
         return self.parser.finish()
 
     def snapshot_at(self, k: int) -> Any:

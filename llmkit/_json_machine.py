@@ -9,9 +9,9 @@ sharing. It knows nothing of feeding, laziness or final classification: those ar
 from __future__ import annotations
 
 import re
-import sys
-import sysconfig
 from typing import Any
+
+from ._json_frames import ALONE, NO_CHILD, Frame, getrefcount
 
 __all__ = [
     "TOK_NUMBER",
@@ -62,7 +62,6 @@ TOK_STRING = 1
 TOK_NUMBER = 2
 _TOK_LITERAL = 3
 
-_NO_CHILD: Any = object()  # a snapshot's container that ends with no partial child
 
 _CONTROL = "control_character_escaped"
 _TRAILING_COMMA = "trailing_comma_removed"
@@ -84,48 +83,6 @@ def decode_number(text: str) -> tuple[Any, str | None, int]:
         return int(text), None, 0
     except ValueError:  # more digits than sys.get_int_max_str_digits(), as json.loads
         return None, "Integer has too many digits", 0
-
-
-def _alone_count() -> int:
-    """What ``sys.getrefcount`` says of an object held by one local variable only, the way
-    ``Machine._release`` asks; 0 (never reuse a snapshot's list) where that cannot be relied
-    on: other interpreters, free-threaded builds, and CPython releases this was not checked
-    on (3.14 borrows references on the operand stack)."""
-    if (
-        sys.implementation.name != "cpython"
-        or sysconfig.get_config_var("Py_GIL_DISABLED")
-        or not (3, 10) <= sys.version_info[:2] < (3, 14)
-    ):
-        return 0
-    frame = _Frame([])
-    frame.snap = []
-    prev = frame.snap
-    frame.snap = None
-    alone = sys.getrefcount(prev)
-    other = prev
-    shared = sys.getrefcount(prev)
-    del other
-    return alone if shared == alone + 1 else 0
-
-
-_getrefcount = sys.getrefcount
-
-
-class _Frame:
-    """An open container on the parser's stack."""
-
-    __slots__ = ("changed", "is_dict", "items", "key", "snap", "snap_child", "snap_len")
-
-    def __init__(self, items: dict[str, Any] | list[Any]) -> None:
-        # The container being filled. It is never handed out while open (snapshots get copies),
-        # so it can be mutated in place; once closed it becomes the finished, shared value.
-        self.items = items
-        self.is_dict = isinstance(items, dict)
-        self.key = ""  # the current member's key (objects only)
-        self.changed = True  # items/key changed since `snap` was built
-        self.snap: Any = None  # last copy handed out
-        self.snap_child: Any = _NO_CHILD  # the partial child that `snap` ends with
-        self.snap_len = 0  # len(items) when `snap` was built: its partial child comes after
 
 
 class Machine:
@@ -160,7 +117,7 @@ class Machine:
 
     def __init__(self) -> None:
         self._offset = 0  # absolute offset of the next character to parse
-        self._stack: list[_Frame] = []
+        self._stack: list[Frame] = []
         self._state = _TOP_VALUE
         self._token = _TOK_NONE
         self._top: Any = None  # the top-level value once TOP_DONE
@@ -343,7 +300,7 @@ class Machine:
                 return
 
     def _push(self, container: dict[str, Any] | list[Any], state: int) -> None:
-        self._stack.append(_Frame(container))
+        self._stack.append(Frame(container))
         self._state = state
         self._gen += 1
 
@@ -487,12 +444,7 @@ class Machine:
         cached = self._str_cache
         if cached is None:
             parts = self._str_parts
-            if len(parts) == 2:  # the usual case: the string so far and one new piece
-                cached, piece = parts
-                parts.clear()
-                cached += piece  # in place when this is the only reference (see below)
-                parts.append(cached)
-            elif len(parts) > 1:
+            if len(parts) > 1:
                 # The string so far and the pieces received since: ``+=`` on a local holding
                 # the only reference lets CPython extend the string in place instead of copying
                 # it (nobody can see that: while a caller holds an earlier snapshot, it is
@@ -505,8 +457,7 @@ class Machine:
                     cached += piece
                 parts.append(cached)
             else:
-                cached = "".join(parts)
-                parts[:] = [cached] if cached else []
+                cached = parts[0] if parts else ""
             self._str_cache = cached
         return cached
 
@@ -549,7 +500,7 @@ class Machine:
         # The partial child of the innermost container: the string value in progress (grown
         # since the last snapshot when its cache is gone) or nothing.
         grown = False
-        child: Any = _NO_CHILD
+        child: Any = NO_CHILD
         if self._token == TOK_STRING and not self._str_key:
             grown = self._str_cache is None
             child = self._str_cache
@@ -581,7 +532,7 @@ class Machine:
                 copy = items.copy()
             elif len(items) > frame.snap_len:
                 copy.extend(items[frame.snap_len :])  # a list: what was completed since
-            if child is not _NO_CHILD:
+            if child is not NO_CHILD:
                 if frame.is_dict:
                     copy[frame.key] = child
                 else:
@@ -606,14 +557,14 @@ class Machine:
         """
         self._snap = None
         reuse: list[Any] = [None] * (deepest + 1)
-        alone = _ALONE
+        alone = ALONE
         for i in range(deepest + 1):
             frame = self._stack[i]
             prev = frame.snap
             frame.snap = frame.snap_child = None
             if prev is None:
                 continue
-            if alone and _getrefcount(prev) == alone:
+            if alone and getrefcount(prev) == alone:
                 if not frame.is_dict:
                     del prev[frame.snap_len :]  # its old partial child
                     reuse[i] = prev
@@ -621,6 +572,3 @@ class Machine:
                 alone = 0  # held elsewhere: so is everything inside it
             prev = None  # an unshared dict is freed here, releasing what it held
         return reuse
-
-
-_ALONE = _alone_count()

@@ -103,7 +103,7 @@ class ParseResult:
     position: int | None = None
 
 
-def reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> Any:
     # json.loads accepts NaN/Infinity/-Infinity by default; they are not JSON.
     raise ValueError(f"{name} is not valid JSON")
 
@@ -264,7 +264,7 @@ class PartialJSON(Machine):
         if self._error is None and not self._repairs:
             # Fast path at C speed: most calls are strict JSON.
             try:
-                value = json.loads(raw, parse_constant=reject_constant)
+                value = json.loads(raw, parse_constant=_reject_constant)
             except (ValueError, RecursionError):
                 pass
             else:
@@ -325,7 +325,7 @@ class PartialJSON(Machine):
         start = _first_non_ws(raw)
         if isinstance(value, str):
             try:
-                inner = json.loads(value, parse_constant=reject_constant)
+                inner = json.loads(value, parse_constant=_reject_constant)
             except (ValueError, RecursionError):
                 inner = None
             if isinstance(inner, dict):
