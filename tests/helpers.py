@@ -103,3 +103,15 @@ def final(body: bytes, model: llmkit.Model = MODEL) -> llmkit.AssistantMessage:
 def kinds(message: llmkit.AssistantMessage) -> list[str]:
     """Diagnostic kinds on ``message``, in order."""
     return [d.kind for d in message.diagnostics]
+
+
+def consume(value: Any) -> None:
+    """Force pydantic's lazy ``Iterable`` validators (the SDK request types use Iterable[...])
+    so nested shapes are really checked. Unknown keys are not caught: TypedDicts ignore
+    extras."""
+    if isinstance(value, dict):
+        for v in value.values():
+            consume(v)
+    elif isinstance(value, (list, tuple)) or type(value).__name__ == "ValidatorIterator":
+        for v in value:
+            consume(v)

@@ -26,7 +26,6 @@ examples (default sized for well under 30 s).
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import os
 from collections.abc import AsyncIterator
@@ -40,6 +39,7 @@ from hypothesis import strategies as st
 
 import llmkit
 from tests.anthropic_streams import MessageStream, anthropic_streams
+from tests.chunking import cut_points, split
 
 MODEL = llmkit.Model(
     provider="anthropic",
@@ -65,31 +65,6 @@ STOP = {
     "pause_turn": "pause",
     "refusal": "refusal",
 }
-
-
-def split(body: bytes, cuts: tuple[int, ...]) -> list[bytes]:
-    bounds = (0, *cuts, len(body))
-    return [body[a:b] for a, b in itertools.pairwise(bounds)]
-
-
-@st.composite
-def cut_points(draw: st.DrawFn, body: bytes) -> tuple[int, ...]:
-    """Where a network splits ``body``: anywhere, biased to the interesting places."""
-    n = len(body)
-    mode = draw(st.sampled_from(("random", "random", "random", "tiny", "whole")))
-    if mode == "whole":
-        return ()
-    if mode == "tiny":
-        step = draw(st.integers(1, 7))
-        return tuple(range(step, n, step))
-    cuts = set(draw(st.lists(st.integers(1, n - 1), max_size=40)))
-    inner = [i for i in range(1, n) if 0x80 <= body[i] < 0xC0]  # inside UTF-8 (QUIRKS A1)
-    if inner:
-        cuts.update(draw(st.lists(st.sampled_from(inner), max_size=12)))
-    crlf = [i for i in range(1, n) if body[i - 1] == 13 and body[i] == 10]
-    if crlf:
-        cuts.update(draw(st.lists(st.sampled_from(crlf), max_size=6)))
-    return tuple(sorted(cuts))
 
 
 @st.composite

@@ -12,6 +12,7 @@ from anthropic.types.message_create_params import MessageCreateParamsStreaming
 from pydantic import BaseModel, TypeAdapter
 
 import llmkit
+from tests.helpers import consume
 
 MODEL = llmkit.Model(
     provider="anthropic",
@@ -30,17 +31,6 @@ SDK_PARAMS = TypeAdapter(MessageCreateParamsStreaming)
 WEATHER = llmkit.Tool(
     name="get_weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}}
 )
-
-
-def consume(value: Any) -> None:
-    """Force pydantic's lazy ``Iterable`` validators (the SDK types use Iterable[...]) so nested
-    shapes are really checked. Unknown keys are not caught: TypedDicts ignore extras."""
-    if isinstance(value, dict):
-        for v in value.values():
-            consume(v)
-    elif isinstance(value, (list, tuple)) or type(value).__name__ == "ValidatorIterator":
-        for v in value:
-            consume(v)
 
 
 def body_of(

@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 import llmkit
 from llmkit.wire import gemini
 from llmkit.wire._common import Options
+from tests.chunking import cut_points, split
 from tests.gemini_streams import GeminiStream, gemini_streams, generate_stream
 
 MODEL = llmkit.Model(
@@ -163,31 +164,6 @@ def sdk_view(stream: GeminiStream) -> SdkView:
 
 
 # --------------------------------------------------------------------------- llmkit side
-
-
-def split(body: bytes, cuts: tuple[int, ...]) -> list[bytes]:
-    bounds = (0, *cuts, len(body))
-    return [body[a:b] for a, b in itertools.pairwise(bounds)]
-
-
-@st.composite
-def cut_points(draw: st.DrawFn, body: bytes) -> tuple[int, ...]:
-    """Where a network splits ``body``: anywhere, biased to the interesting places."""
-    n = len(body)
-    mode = draw(st.sampled_from(("random", "random", "random", "tiny", "whole")))
-    if mode == "whole":
-        return ()
-    if mode == "tiny":
-        step = draw(st.integers(1, 7))
-        return tuple(range(step, n, step))
-    cuts = set(draw(st.lists(st.integers(1, n - 1), max_size=30)))
-    inner = [i for i in range(1, n) if 0x80 <= body[i] < 0xC0]  # inside UTF-8 (QUIRKS A1)
-    if inner:
-        cuts.update(draw(st.lists(st.sampled_from(inner), max_size=8)))
-    crlf = [i for i in range(1, n) if body[i - 1] == 13 and body[i] == 10]  # CR | LF
-    if crlf:
-        cuts.update(draw(st.lists(st.sampled_from(crlf), max_size=6)))
-    return tuple(sorted(cuts))
 
 
 def run(body: bytes, cuts: tuple[int, ...]) -> list[llmkit.Event]:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, TypeAdapter
 
 import llmkit
 from tests.corpus import load_exchanges
+from tests.helpers import consume
 
 MODEL = llmkit.Model(
     provider="openai",
@@ -37,17 +38,6 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
 WEATHER = llmkit.Tool(
     name="get_weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}}
 )
-
-
-def consume(value: Any) -> None:
-    """Force pydantic's lazy ``Iterable`` validators (the SDK types use Iterable[...]) so that
-    nested shapes are really checked. TypedDicts ignore unknown keys: those are not caught."""
-    if isinstance(value, dict):
-        for v in value.values():
-            consume(v)
-    elif isinstance(value, (list, tuple)) or type(value).__name__ == "ValidatorIterator":
-        for v in value:
-            consume(v)
 
 
 def body_of(

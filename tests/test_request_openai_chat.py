@@ -11,6 +11,7 @@ from openai.types.chat.completion_create_params import CompletionCreateParamsStr
 from pydantic import BaseModel, TypeAdapter
 
 import llmkit
+from tests.helpers import consume
 
 MODEL = llmkit.Model(
     provider="openai", id="gpt-4o", api="openai-chat", input=["text", "image"], strict_tools=True
@@ -32,17 +33,6 @@ def body_of(
     body = json.loads(request.content)
     consume(SDK_PARAMS.validate_python(body))  # the SDK's own request type accepts it
     return body, [d.kind for d in request.extensions["llmkit.diagnostics"]]
-
-
-def consume(value: Any) -> None:
-    """Force pydantic's lazy ``Iterable`` validators (the SDK types use Iterable[...]) so nested
-    shapes are really checked. Unknown keys are not caught: TypedDicts ignore extras."""
-    if isinstance(value, dict):
-        for v in value.values():
-            consume(v)
-    elif isinstance(value, (list, tuple)) or type(value).__name__ == "ValidatorIterator":
-        for v in value:
-            consume(v)
 
 
 def test_the_sdk_oracle_rejects_bad_shapes() -> None:
