@@ -44,10 +44,10 @@ from .streams import ENCODERS, SHAPES, StreamSpec, digest, expected_digest, rend
 ROOT = Path(__file__).resolve().parent.parent
 APIS = ("openai-chat", "anthropic-messages", "openai-responses", "gemini")
 WIRE_MODULES = {
-    "openai-chat": "llmkit.wire.openai_chat",
-    "anthropic-messages": "llmkit.wire.anthropic_messages",
-    "openai-responses": "llmkit.wire.openai_responses",
-    "gemini": "llmkit.wire.gemini",
+    "openai-chat": "llmkit._wire.openai_chat.decode",
+    "anthropic-messages": "llmkit._wire.anthropic_messages.decode",
+    "openai-responses": "llmkit._wire.openai_responses.decode",
+    "gemini": "llmkit._wire.gemini.decode",
 }
 SDK_PACKAGES = {"openai-sdk": "openai", "anthropic-sdk": "anthropic"}
 WARMUP_N = 40
@@ -345,9 +345,9 @@ HEAVY = (
     "anthropic",
     "google.genai",
     "jiter",
-    "llmkit._schema",
-    "llmkit.wire.openai_chat",
-    "llmkit.wire.anthropic_messages",
+    "llmkit._schema.strict",
+    "llmkit._wire.openai_chat.decode",
+    "llmkit._wire.anthropic_messages.decode",
 )
 
 

@@ -451,7 +451,7 @@ ENCODERS: dict[str, Callable[[StreamSpec, list[Call]], Iterator[str]]] = {
     "openai-responses": _openai_responses,
     # "gemini": Gemini's API sends each functionCall whole (its arguments never arrive as
     # deltas); only Vertex's streamFunctionCallArguments streams them, as JSON-path typed
-    # fragments (QUIRKS D8). Add an encoder here when llmkit.wire.gemini lands.
+    # fragments (QUIRKS D8). Add an encoder here when llmkit._wire.gemini.decode lands.
 }
 
 

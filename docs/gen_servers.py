@@ -12,8 +12,8 @@ import json
 from importlib import resources
 from pathlib import Path
 
-import llmkit._compat
-from llmkit._compat import OpenAIChatCompat
+import llmkit._quirk_flags
+from llmkit._quirk_flags import OpenAIChatCompat
 
 HEADER = """# Supported servers and their compat flags
 
@@ -60,7 +60,7 @@ def render() -> str:
 
 def _attribute_docs(class_name: str) -> dict[str, str]:
     """The docstring under each field of ``class_name`` in llmkit/_compat.py."""
-    source = Path(llmkit._compat.__file__).read_text(encoding="utf-8")
+    source = Path(llmkit._quirk_flags.__file__).read_text(encoding="utf-8")
     tree = ast.parse(source)
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)
     docs: dict[str, str] = {}

@@ -24,8 +24,6 @@ if TYPE_CHECKING:
         parse_stream,
         stream,
     )
-    from ._compat import AnthropicCompat
-    from ._decode import decode_tool_call
     from ._diagnostics import Diagnostic, DiagnosticKind
     from ._errors import (
         APIConnectionError,
@@ -80,7 +78,9 @@ if TYPE_CHECKING:
         user,
     )
     from ._models import Api, Model, ModelCost, OpenAIChatCompat, get_model, models, register_model
-    from ._tools import Injected, Tool, tool, tool_from_function
+    from ._quirk_flags import AnthropicCompat
+    from ._tools.arguments import decode_tool_call
+    from ._tools.definition import Injected, Tool, tool, tool_from_function
     from ._transport import Timeouts
 
 # Public name -> the private module that defines it. Imported on first use (PEP 562), as
@@ -89,7 +89,7 @@ _EXPORTS: dict[str, str] = {
     "APIConnectionError": "._errors",
     "APIError": "._errors",
     "APITimeoutError": "._errors",
-    "AnthropicCompat": "._compat",
+    "AnthropicCompat": "._quirk_flags",
     "Api": "._models",
     "AssistantMessage": "._messages",
     "AsyncEventStream": "._api",
@@ -104,7 +104,7 @@ _EXPORTS: dict[str, str] = {
     "Event": "._events",
     "EventStream": "._api",
     "ImagePart": "._messages",
-    "Injected": "._tools",
+    "Injected": "._tools.definition",
     "InvalidRequestError": "._errors",
     "LLMError": "._errors",
     "Message": "._messages",
@@ -129,7 +129,7 @@ _EXPORTS: dict[str, str] = {
     "ThinkingPart": "._messages",
     "ThinkingStart": "._events",
     "Timeouts": "._transport",
-    "Tool": "._tools",
+    "Tool": "._tools.definition",
     "ToolArgumentsError": "._errors",
     "ToolCall": "._messages",
     "ToolCallDelta": "._events",
@@ -147,15 +147,15 @@ _EXPORTS: dict[str, str] = {
     "astream": "._api",
     "build_request": "._api",
     "complete": "._api",
-    "decode_tool_call": "._decode",
+    "decode_tool_call": "._tools.arguments",
     "get_model": "._models",
     "models": "._models",
     "parse_response": "._api",
     "parse_stream": "._api",
     "register_model": "._models",
     "stream": "._api",
-    "tool": "._tools",
-    "tool_from_function": "._tools",
+    "tool": "._tools.definition",
+    "tool_from_function": "._tools.definition",
     "tool_result": "._messages",
     "user": "._messages",
 }

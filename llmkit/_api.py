@@ -20,8 +20,8 @@ from typing import Any, cast
 
 import httpx
 
-from . import wire
-from ._assembler import Assembler
+from . import _wire
+from ._assembly.assembler import Assembler
 from ._diagnostics import Diagnostic
 from ._errors import APITimeoutError, InvalidRequestError, MissingAPIKeyError, StreamError
 from ._events import Event
@@ -37,7 +37,7 @@ from ._transport import (
     send_plan,
     start_body,
 )
-from .wire._common import Options
+from ._wire.prepare import Options
 
 __all__ = [
     "AsyncEventStream",
@@ -97,7 +97,7 @@ def _api_key(model: Model, explicit: str | None) -> str | None:
 def _request(
     model: Model, context: Context, body_opts: Options, tr: dict[str, Any], *, stream: bool
 ) -> tuple[httpx.Request, str | None]:
-    adapter = wire.adapter(model.api)
+    adapter = _wire.adapter(model.api)
     body, diagnostics = adapter.build(model, context, body_opts, stream=stream)
     on_request = tr.get("on_request")
     if on_request is not None:
@@ -158,7 +158,7 @@ class _Session:
             model, tool_names=tool_names, request_diagnostics=diagnostics, secret=secret
         )
         self.sse = SSEDecoder(max_event_size)
-        self.decoder = wire.adapter(model.api).Decoder(self.asm, model)
+        self.decoder = _wire.adapter(model.api).Decoder(self.asm, model)
 
     @property
     def done(self) -> bool:
@@ -212,7 +212,7 @@ class _Session:
             self.asm.fail(StreamError("The response body is not valid JSON"))
             return self.drain()
         try:
-            wire.adapter(self.model.api).decode_response(
+            _wire.adapter(self.model.api).decode_response(
                 self.asm, self.model, parsed, body.decode("utf-8", "replace")
             )
         except Exception as exc:
@@ -267,7 +267,7 @@ def parse_response(model: Model, body: bytes | str | dict[str, Any]) -> Assistan
         seed = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
         parsed = json.loads(seed)
     asm = Assembler(model)
-    wire.adapter(model.api).decode_response(asm, model, parsed, seed)
+    _wire.adapter(model.api).decode_response(asm, model, parsed, seed)
     if asm.error is not None:
         raise asm.error
     assert asm.message is not None

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ._diagnostics import Diagnostic
 from ._errors import ToolDefinitionError
-from ._tools import Tool
+from ._tools.definition import Tool
 
 __all__ = [
     "AssistantMessage",

@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ._compat import AnthropicCompat, OpenAIChatCompat
 from ._errors import UnknownModelError
 from ._messages import Usage
+from ._quirk_flags import AnthropicCompat, OpenAIChatCompat
 
 __all__ = [
     "AnthropicCompat",

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import llmkit
-from llmkit.wire.anthropic_request import supports_sampling, thinking_mode
+from llmkit._wire.anthropic_messages.request import supports_sampling, thinking_mode
 
 CONTEXT = llmkit.Context(messages=[llmkit.user("hi")])
 

@@ -13,8 +13,8 @@ from pydantic import BaseModel, Field, field_validator
 from llmkit._diagnostics import Diagnostic
 from llmkit._errors import LLMError, ToolArgumentsError, ToolDefinitionError
 from llmkit._messages import Context, ToolCall
-from llmkit._schema import openai_strict_schema
-from llmkit._tools import Tool, decode_tool_call, tool, tool_from_function
+from llmkit._schema.strict import openai_strict_schema
+from llmkit._tools.definition import Tool, decode_tool_call, tool, tool_from_function
 
 
 class GetWeather(BaseModel):

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import llmkit
-from llmkit.wire.gemini import SIGNATURE_CARRIER
+from llmkit._wire.gemini.decode import SIGNATURE_CARRIER
 
 MODEL = llmkit.Model(
     provider="google", id="gemini-2.5-flash", api="gemini", reasoning=True, input=["text", "image"]
@@ -151,8 +151,8 @@ def test_signature_in_the_middle_of_text_splits_the_text_in_place_F2() -> None:
         ("text", "bc"),
     ]
     # Sent back, the signature sits on the text it came with.
-    from llmkit.wire import gemini
-    from llmkit.wire._common import Options
+    from llmkit._wire import gemini
+    from llmkit._wire.prepare import Options
 
     context = llmkit.Context(messages=[llmkit.user("q"), msg])
     body, _ = gemini.build(MODEL, context, Options(), stream=True)
@@ -467,8 +467,8 @@ def test_json_array_stream_equals_the_sse_stream_A10() -> None:
 def test_signed_empty_part_between_texts_goes_back_as_its_own_part_F2() -> None:
     """Parts are never merged with a signed part: the empty signed part stays between the
     two texts on replay, and a signed text keeps its signature."""
-    from llmkit.wire import gemini
-    from llmkit.wire._common import Options
+    from llmkit._wire import gemini
+    from llmkit._wire.prepare import Options
 
     msg = final(
         sse(

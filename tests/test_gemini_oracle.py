@@ -37,8 +37,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import llmkit
-from llmkit.wire import gemini
-from llmkit.wire._common import Options
+from llmkit._wire import gemini
+from llmkit._wire.prepare import Options
 from tests.chunking import cut_points, split
 from tests.gemini_streams import GeminiStream, gemini_streams, generate_stream
 

@@ -20,8 +20,9 @@ from google.genai import types
 from pydantic import BaseModel, Field
 
 import llmkit
-from llmkit.wire import gemini
-from llmkit.wire._common import Options
+from llmkit._wire import gemini
+from llmkit._wire.gemini.request import SKIP_SIGNATURE
+from llmkit._wire.prepare import Options
 from tests.corpus import load_exchanges
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -290,7 +291,7 @@ def test_openai_history_to_gemini3_is_valid_with_the_placeholder_F2() -> None:
     assert len(reply.tool_calls) == 2
     body, diags = build(PRO3, with_results(reply, "5", "6"))
     model_parts = body["contents"][1]["parts"]
-    assert model_parts[0]["thoughtSignature"] == gemini.SKIP_SIGNATURE
+    assert model_parts[0]["thoughtSignature"] == SKIP_SIGNATURE
     assert "thoughtSignature" not in model_parts[1]
     responses = [p["functionResponse"] for p in body["contents"][2]["parts"]]
     assert [r["name"] for r in responses] == [c.name for c in reply.tool_calls]
@@ -332,7 +333,7 @@ def test_anthropic_history_to_gemini_drops_thinking_and_keeps_calls_paired() -> 
     body, diags = build(PRO3, context)
     model_parts = body["contents"][1]["parts"]
     assert model_parts[0] == {"text": "Checking both."}
-    assert model_parts[1]["thoughtSignature"] == gemini.SKIP_SIGNATURE
+    assert model_parts[1]["thoughtSignature"] == SKIP_SIGNATURE
     parts = body["contents"][2]["parts"]
     assert parts[0] == {
         "functionResponse": {"name": "get_weather", "response": {"output": "sunny"}}

@@ -17,7 +17,7 @@ from google.genai import types
 from pydantic import BaseModel, Field
 
 from llmkit import ToolDefinitionError
-from llmkit._schema_gemini import gemini_openapi_schema
+from llmkit._schema.gemini import gemini_openapi_schema
 
 ALLOWED = {
     "type",

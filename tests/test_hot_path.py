@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 import llmkit
-from llmkit import _partial_json
-from llmkit._json import loads
+from llmkit._json import partial as _partial_json
+from llmkit._json.scanner import loads
 from tests.helpers import MODEL, call, sse, tools
 
 ARGS = {

@@ -679,7 +679,7 @@ def test_partial_arguments_read_in_stream_order_cost_linear_time(
     times. Measured as the text fed to llmkit's JSON parsers (``PartialJSON.feed``, the one
     entry point of both the incremental parser and a from-scratch re-parse).
     """
-    from llmkit import _partial_json
+    from llmkit._json import partial as _partial_json
 
     fed = Counter[str]()
     original_feed = _partial_json.PartialJSON.feed

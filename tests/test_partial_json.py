@@ -1,4 +1,4 @@
-"""Tests for llmkit._partial_json: snapshot rules, final classification, properties, linearity."""
+"""Tests for llmkit._json.partial: snapshot rules, final classification, properties, linearity."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llmkit._partial_json import ParseResult, PartialJSON, parse_arguments, parse_partial
+from llmkit._json.partial import ParseResult, PartialJSON, parse_arguments, parse_partial
 
 # --------------------------------------------------------------------------------- helpers
 

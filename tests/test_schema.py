@@ -12,13 +12,13 @@ from pydantic import BaseModel, Field, HttpUrl
 
 from llmkit._diagnostics import Diagnostic
 from llmkit._errors import ToolDefinitionError
-from llmkit._schema import (
+from llmkit._schema.strict import (
     is_optional_property,
     openai_strict_schema,
     strict_incompatibilities,
     subschemas_at,
 )
-from llmkit._tools import Tool, tool
+from llmkit._tools.definition import Tool, tool
 
 
 class Address(BaseModel):

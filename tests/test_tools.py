@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from llmkit._errors import LLMError, ToolDefinitionError
 from llmkit._messages import Context, ToolCall
-from llmkit._tools import Injected, Tool, decode_tool_call, tool, tool_from_function
+from llmkit._tools.definition import Injected, Tool, decode_tool_call, tool, tool_from_function
 
 if TYPE_CHECKING:
     from decimal import Context as OnlyForTypeCheckers  # never importable at run time
@@ -76,7 +76,7 @@ def test_tool_is_frozen() -> None:
 
 def test_importing_the_tool_modules_does_not_import_jsonschema() -> None:
     code = (
-        "import sys, llmkit._tools, llmkit._schema, llmkit._decode\n"
+        "import sys, llmkit._tools.definition, llmkit._schema.strict, llmkit._tools.arguments\n"
         "assert 'jsonschema' not in sys.modules, 'jsonschema imported eagerly'\n"
     )
     root = Path(__file__).resolve().parents[1]

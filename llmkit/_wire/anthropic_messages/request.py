@@ -1,6 +1,6 @@
 """Anthropic Messages request mapping: a Context and options → the ``POST /v1/messages`` body.
 
-The decoding half lives in :mod:`llmkit.wire.anthropic_messages`, which re-exports
+The decoding half lives in :mod:`llmkit._wire.anthropic_messages.decode`, which re-exports
 :func:`build`, :func:`headers` and :func:`url` so that the module satisfies the adapter
 contract on its own.
 
@@ -30,9 +30,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._diagnostics import Diagnostic
-from .._errors import InvalidRequestError
-from .._messages import (
+from ..._diagnostics import Diagnostic
+from ..._errors import InvalidRequestError
+from ..._messages import (
     AssistantMessage,
     Context,
     ImagePart,
@@ -43,9 +43,9 @@ from .._messages import (
     ToolResultMessage,
     UserMessage,
 )
-from .._models import Model
-from .._tools import Tool
-from ._common import Options, check_tools, prepare, same_model
+from ..._models import Model
+from ..._tools.definition import Tool
+from ..prepare import Options, check_tools, prepare, same_model
 
 __all__ = [
     "ANTHROPIC_VERSION",

@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from ._diagnostics import Diagnostic
-from ._errors import ToolArgumentsError, ToolDefinitionError
-from ._schema import is_optional_property
+from .._diagnostics import Diagnostic
+from .._errors import ToolArgumentsError, ToolDefinitionError
+from .._schema.strict import is_optional_property
 
 if TYPE_CHECKING:
-    from ._messages import ToolCall
-    from ._tools import Tool
+    from .._messages import ToolCall
+    from .definition import Tool
 
 __all__ = ["decode_tool_call"]
 
@@ -355,7 +355,7 @@ def decode_tool_call(
             lists each problem as ``{"path": "items[2].qty", "message": ..., "type": ...}``.
         ToolDefinitionError: ``tool_or_model`` is neither a Tool nor a pydantic model class.
     """
-    from ._tools import Tool, _snake_case  # runtime import: _tools imports this module
+    from .definition import Tool, _snake_case  # runtime import: _tools imports this module
 
     schema: dict[str, Any] | None
     if isinstance(tool_or_model, type) and issubclass(tool_or_model, BaseModel):

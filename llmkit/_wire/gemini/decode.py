@@ -2,7 +2,7 @@
 ``streamGenerateContent?alt=sse``.
 
 Two pure halves, no I/O and no JSON repair: request building lives in
-:mod:`llmkit.wire.gemini_request` (re-exported here); this module decodes. Each streamed chunk
+:mod:`llmkit._wire.gemini.request` (re-exported here); this module decodes. Each streamed chunk
 is a whole ``GenerateContentResponse``; the :class:`Decoder` merges candidate 0's parts into
 neutral deltas, and :func:`decode_response` sends a non-streamed body (or the JSON array that
 ``streamGenerateContent`` returns without ``alt=sse``, QUIRKS A10) down the same path.
@@ -11,7 +11,7 @@ neutral deltas, and :func:`decode_response` sends a non-streamed body (or the JS
   block; a signed part ends its block, because two signatures never merge (QUIRKS F2).
 - A ``thoughtSignature`` stays with its part: on a ``functionCall`` in ``ToolCall.replay``, on
   a thought in ``ThinkingPart.signature``, and on a plain text part — the trailing empty one
-  Gemini 3 streams included — in a :data:`~llmkit.wire.gemini_request.SIGNATURE_CARRIER`
+  Gemini 3 streams included — in a :data:`~llmkit._wire.gemini.request.SIGNATURE_CARRIER`
   ThinkingPart placed where that part was (``TextPart`` has no replay field).
 - Every ``functionCall`` part is one whole call (QUIRKS D1): its ``id`` is kept verbatim, a
   missing one is synthesised by the assembler from the response id and the call ordinal (B4,
@@ -29,15 +29,15 @@ import json
 import re
 from typing import Any
 
-from .._assembler import Assembler
-from .._classify import error_from_body
-from .._diagnostics import DiagnosticKind
-from .._errors import APIError
-from .._json import loads
-from .._messages import StopReason, Usage
-from .._models import Model
-from .._sse import SSEEvent
-from .gemini_request import SIGNATURE_CARRIER, SKIP_SIGNATURE, build, headers, url
+from ..._assembly.assembler import Assembler
+from ..._classify import error_from_body
+from ..._diagnostics import DiagnosticKind
+from ..._errors import APIError
+from ..._json.scanner import loads
+from ..._messages import StopReason, Usage
+from ..._models import Model
+from ..._sse import SSEEvent
+from .request import SIGNATURE_CARRIER, SKIP_SIGNATURE, build, headers, url
 
 __all__ = [
     "FAILED",

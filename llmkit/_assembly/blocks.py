@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._messages import TextPart, ThinkingPart, ToolCall
-from ._partial_json import ParseResult, PartialJSON, parse_arguments
+from .._json.partial import ParseResult, PartialJSON, parse_arguments
+from .._messages import TextPart, ThinkingPart, ToolCall
 
 __all__ = ["Call", "Text", "Thinking"]
 

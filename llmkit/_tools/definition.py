@@ -21,8 +21,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model, model_validator
 from pydantic.fields import FieldInfo
 
-from ._decode import decode_tool_call
-from ._errors import ToolDefinitionError
+from .._errors import ToolDefinitionError
+from .arguments import decode_tool_call
 
 __all__ = ["Injected", "Tool", "decode_tool_call", "tool", "tool_from_function"]
 

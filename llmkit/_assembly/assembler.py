@@ -6,7 +6,7 @@ Every wire decoder calls the same small set of methods here (the *neutral deltas
 ``abort``. The assembler appends events to ``out``; the pump that drives it drains that list.
 No I/O happens here, and nothing provider-specific: quirks that belong to one wire API are
 handled in its decoder; the rules that hold for all of them live here and, for tool calls, in
-its base class :class:`llmkit._calls.ToolCallRules` (DESIGN §4):
+its base class :class:`llmkit._assembly.tool_calls.ToolCallRules` (DESIGN §4):
 
 - ids are stable: a missing/empty id is synthesised from a seed and the call ordinal; two
   distinct calls with one id get distinct ids (both kept);
@@ -26,11 +26,9 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
-from ._blocks import Call, Text, Thinking
-from ._calls import ToolCallRules
-from ._diagnostics import Diagnostic, DiagnosticKind
-from ._errors import LLMError, StreamError
-from ._events import (
+from .._diagnostics import Diagnostic, DiagnosticKind
+from .._errors import LLMError, StreamError
+from .._events import (
     Done,
     Error,
     Event,
@@ -43,7 +41,7 @@ from ._events import (
     ThinkingStart,
     UsageEvent,
 )
-from ._messages import (
+from .._messages import (
     AssistantMessage,
     StopReason,
     TextPart,
@@ -51,10 +49,12 @@ from ._messages import (
     ToolCall,
     Usage,
 )
-from ._redact import scrub
+from .._redact import scrub
+from .blocks import Call, Text, Thinking
+from .tool_calls import ToolCallRules
 
 if TYPE_CHECKING:
-    from ._models import Model
+    from .._models import Model
 
 __all__ = ["Assembler"]
 

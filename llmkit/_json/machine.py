@@ -1,4 +1,4 @@
-"""The incremental JSON state machine behind :class:`llmkit._partial_json.PartialJSON`.
+"""The incremental JSON state machine behind :class:`llmkit._json.partial.PartialJSON`.
 
 :class:`Machine` parses text handed to it piece by piece, whatever the split (a token may be
 cut at any character), and builds best-effort snapshots of the value so far with structural
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._json_frames import ALONE, NO_CHILD, Frame, getrefcount
+from .frames import ALONE, NO_CHILD, Frame, getrefcount
 
 __all__ = [
     "TOK_NUMBER",

@@ -62,7 +62,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._json_machine import (
+from .machine import (
     TOK_NUMBER,
     TOK_STRING,
     TOP_DONE,

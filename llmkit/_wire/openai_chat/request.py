@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from .._diagnostics import Diagnostic
-from .._errors import InvalidRequestError, ToolDefinitionError
-from .._ids import IdTarget
-from .._messages import (
+from ..._diagnostics import Diagnostic
+from ..._errors import InvalidRequestError, ToolDefinitionError
+from ..._ids import IdTarget
+from ..._messages import (
     AssistantMessage,
     Context,
     ImagePart,
@@ -23,8 +23,8 @@ from .._messages import (
     ToolResultMessage,
     UserMessage,
 )
-from .._models import Model
-from ._common import Options, arguments_json, check_tools, prepare, same_model
+from ..._models import Model
+from ..prepare import Options, arguments_json, check_tools, prepare, same_model
 
 __all__ = ["build", "headers", "url"]
 
@@ -193,7 +193,7 @@ class _Builder:
         return {"type": "function", "function": fn}
 
     def strict(self, schema: dict[str, Any], name: str) -> dict[str, Any]:
-        from .._schema import openai_strict_schema
+        from ..._schema.strict import openai_strict_schema
 
         try:
             result, rewrites = openai_strict_schema(schema, name)

@@ -1,6 +1,6 @@
 """Tool-call slots: the assembler's rules for calls, the part every wire API gets wrong.
 
-:class:`ToolCallRules` is the base of :class:`llmkit._assembler.Assembler` and holds the rules
+:class:`ToolCallRules` is the base of :class:`~llmkit._assembly.assembler.Assembler` and holds
 that apply to tool calls whatever the provider (DESIGN §4, QUIRKS B, C, D): a slot per wire
 index; stable ids, synthesised when missing and renamed when two calls share one; id and name
 set once; a new call at an occupied index told apart from a changing id; arguments as string
@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._blocks import Call, Text, Thinking
-from ._diagnostics import Diagnostic, DiagnosticKind
-from ._events import DiagnosticEvent, Event, ToolCallDelta, ToolCallEnd, ToolCallStart
-from ._ids import synthesize_call_id
-from ._messages import ToolCall
+from .._diagnostics import Diagnostic, DiagnosticKind
+from .._events import DiagnosticEvent, Event, ToolCallDelta, ToolCallEnd, ToolCallStart
+from .._ids import synthesize_call_id
+from .._messages import ToolCall
+from .blocks import Call, Text, Thinking
 
 __all__ = ["ToolCallRules"]
 

@@ -1,7 +1,7 @@
 """OpenAI Chat Completions (``api="openai-chat"``), also every OpenAI-compatible server.
 
 Two pure halves, no I/O and no JSON repair: request building lives in
-:mod:`llmkit.wire.openai_chat_request` (re-exported here); this module decodes. The
+:mod:`llmkit._wire.openai_chat.request` (re-exported here); this module decodes. The
 :class:`Decoder` turns each SSE event into neutral deltas for the assembler, and
 :func:`decode_response` does the same for a non-streamed body (one path for both). Server
 quirks are read from ``model.compat`` or recognised from the payload itself.
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._assembler import Assembler
-from .._classify import error_from_body
-from .._errors import ServerError
-from .._json import loads
-from .._messages import StopReason, Usage
-from .._models import Model
-from .._sse import SSEEvent
-from .openai_chat_request import build, headers, url
+from ..._assembly.assembler import Assembler
+from ..._classify import error_from_body
+from ..._errors import ServerError
+from ..._json.scanner import loads
+from ..._messages import StopReason, Usage
+from ..._models import Model
+from ..._sse import SSEEvent
+from .request import build, headers, url
 
 __all__ = ["Decoder", "build", "decode_response", "headers", "url"]
 

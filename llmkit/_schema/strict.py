@@ -20,8 +20,8 @@ import json
 import re
 from typing import Any
 
-from ._diagnostics import Diagnostic
-from ._errors import ToolDefinitionError
+from .._diagnostics import Diagnostic
+from .._errors import ToolDefinitionError
 
 __all__ = ["openai_strict_schema", "strict_incompatibilities"]
 

@@ -1,6 +1,6 @@
 """The parser's open containers, and when a snapshot's copy of one may be reused.
 
-A :class:`Frame` is an open container on :class:`llmkit._json_machine.Machine`'s stack, with
+A :class:`Frame` is an open container on :class:`llmkit._json.machine.Machine`'s stack, with
 the copy of it the last snapshot handed out. :data:`ALONE` is what ``sys.getrefcount`` reports
 for an object only the parser still holds: the machine reuses a list of an earlier snapshot in
 place only when it sees that count (0 where it cannot be relied on: then lists are copied).

@@ -35,13 +35,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._assembler import Assembler
-from .._classify import error_from_body
-from .._json import loads
-from .._messages import StopReason, Usage
-from .._models import Model
-from .._sse import SSEEvent
-from .openai_responses_request import CUSTOM, build
+from ..._assembly.assembler import Assembler
+from ..._classify import error_from_body
+from ..._json.scanner import loads
+from ..._messages import StopReason, Usage
+from ..._models import Model
+from ..._sse import SSEEvent
+from .request import CUSTOM, build
 
 __all__ = ["Decoder", "build", "decode_response", "headers", "url"]
 

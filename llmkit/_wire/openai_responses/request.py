@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._diagnostics import Diagnostic
-from .._errors import InvalidRequestError, ToolDefinitionError
-from .._messages import (
+from ..._diagnostics import Diagnostic
+from ..._errors import InvalidRequestError, ToolDefinitionError
+from ..._messages import (
     AssistantMessage,
     Context,
     ImagePart,
@@ -33,9 +33,9 @@ from .._messages import (
     ToolResultMessage,
     UserMessage,
 )
-from .._models import Model
-from .._tools import Tool
-from ._common import Options, arguments_json, check_tools, prepare, same_model
+from ..._models import Model
+from ..._tools.definition import Tool
+from ..prepare import Options, arguments_json, check_tools, prepare, same_model
 
 __all__ = ["build"]
 
@@ -280,7 +280,7 @@ def _tool(t: Tool, model: Model, diags: list[Diagnostic]) -> dict[str, Any]:
 
 
 def _strict(schema: dict[str, Any], name: str) -> tuple[dict[str, Any], list[Diagnostic]]:
-    from .._schema import openai_strict_schema
+    from ..._schema.strict import openai_strict_schema
 
     try:
         return openai_strict_schema(schema, name)

@@ -15,7 +15,7 @@ change made to fit Gemini. The mapping:
   (QUIRKS B4, G4); a result's images follow the responses as parts;
 - tools as ``functionDeclarations`` with ``parametersJsonSchema`` (the full JSON Schema);
   models that predate it (:data:`OPENAPI_SUBSET_MODELS`) get ``parameters`` in the OpenAPI
-  subset, rewritten by :func:`llmkit._schema_gemini.gemini_openapi_schema` (QUIRKS H3);
+  subset, rewritten by :func:`llmkit._schema.gemini.gemini_openapi_schema` (QUIRKS H3);
 - ``toolConfig.functionCallingConfig`` (AUTO / ANY / NONE, allowed function names) and
   ``generationConfig`` (max output tokens, temperature, top-p, stop sequences, response schema,
   ``thinkingConfig`` from ``reasoning``).
@@ -27,9 +27,9 @@ import mimetypes
 import re
 from typing import Any
 
-from .._diagnostics import Diagnostic, DiagnosticKind
-from .._errors import InvalidRequestError, ToolDefinitionError
-from .._messages import (
+from ..._diagnostics import Diagnostic, DiagnosticKind
+from ..._errors import InvalidRequestError, ToolDefinitionError
+from ..._messages import (
     AssistantMessage,
     Context,
     ImagePart,
@@ -39,9 +39,9 @@ from .._messages import (
     ToolResultMessage,
     UserMessage,
 )
-from .._models import Model
-from .._tools import Tool
-from ._common import Options, check_tools, prepare, same_model
+from ..._models import Model
+from ..._tools.definition import Tool
+from ..prepare import Options, check_tools, prepare, same_model
 
 __all__ = [
     "OPENAPI_SUBSET_MODELS",
@@ -300,7 +300,7 @@ class _Builder:
         return out
 
     def openapi(self, schema: dict[str, Any], name: str) -> dict[str, Any]:
-        from .._schema_gemini import gemini_openapi_schema
+        from ..._schema.gemini import gemini_openapi_schema
 
         try:
             result, rewrites = gemini_openapi_schema(schema, name)

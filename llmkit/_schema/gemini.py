@@ -35,9 +35,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._diagnostics import Diagnostic
-from ._errors import ToolDefinitionError
-from ._schema import resolve_ref
+from .._diagnostics import Diagnostic
+from .._errors import ToolDefinitionError
+from .strict import resolve_ref
 
 __all__ = ["gemini_openapi_schema"]
 

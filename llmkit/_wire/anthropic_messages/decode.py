@@ -2,7 +2,7 @@
 
 Two pure halves, no I/O and no JSON repair:
 
-- the request mapping lives in :mod:`llmkit.wire.anthropic_request` (:func:`build`,
+- the request mapping lives in :mod:`llmkit._wire.anthropic_messages.request` (:func:`build`,
   :func:`headers`, :func:`url` are re-exported here, completing the adapter contract);
 - :class:`Decoder` turns each SSE event into neutral deltas for the assembler, and
   :func:`decode_response` walks a non-streamed body through the same code.
@@ -40,13 +40,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .._assembler import Assembler
-from .._classify import error_from_body
-from .._json import loads
-from .._messages import StopReason, Usage
-from .._models import Model
-from .._sse import SSEEvent
-from .anthropic_request import build, headers, url
+from ..._assembly.assembler import Assembler
+from ..._classify import error_from_body
+from ..._json.scanner import loads
+from ..._messages import StopReason, Usage
+from ..._models import Model
+from ..._sse import SSEEvent
+from .request import build, headers, url
 
 __all__ = ["STOP_REASONS", "Decoder", "build", "decode_response", "headers", "url"]
 
