@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._version import __version__
+
 if TYPE_CHECKING:
     from ._api import (
         AsyncEventStream,
@@ -159,8 +161,6 @@ _EXPORTS: dict[str, str] = {
     "tool_result": "._messages",
     "user": "._messages",
 }
-
-__version__ = "0.1.0"
 
 __all__ = [
     "APIConnectionError",

@@ -4,7 +4,7 @@ The policy is written once, as a generator (:func:`send_plan`) that yields the I
 (``Send``, ``Read``, ``Sleep``) and receives the results. Two thin pumps drive it —
 :func:`run_sync` and :func:`run_async` — and differ only in ``await``.
 
-Rules (DESIGN §4, QUIRKS I1-I4):
+Rules (docs/design.md §4, docs/quirks.md I1-I4):
 
 - retries happen only before the first response byte: on connection errors, connect and
   first-byte timeouts, and on 408/409/429/5xx/529 — never once a stream has started;
@@ -144,10 +144,8 @@ def _backoff(attempt: int) -> float:
     return float(min(0.5 * 2**attempt, 8.0) * (0.75 + random.random() / 2))
 
 
-def _connect_error(exc: Exception, opts: TransportOptions) -> LLMError:
-    """Translate an exception raised before the response head arrived."""
-    if isinstance(exc, LLMError):
-        return exc
+def _connect_error(exc: httpx.HTTPError, opts: TransportOptions) -> LLMError:
+    """Translate httpx's exception raised before the response head arrived."""
     remaining = opts.remaining()
     if remaining is not None and remaining <= 0:
         return APITimeoutError("The total timeout ran out", phase="total")
@@ -159,8 +157,9 @@ def _connect_error(exc: Exception, opts: TransportOptions) -> LLMError:
     return APIConnectionError(f"Could not reach the provider ({text})")
 
 
-def map_stream_exception(exc: BaseException, opts: TransportOptions) -> LLMError:
-    """Translate an exception raised while reading a started stream."""
+def map_stream_exception(exc: httpx.HTTPError | LLMError, opts: TransportOptions) -> LLMError:
+    """Translate httpx's exception raised while reading a started stream (an ``LLMError``, such
+    as the total timeout, is already what it is)."""
     if isinstance(exc, LLMError):
         return exc
     if isinstance(exc, httpx.TimeoutException):
@@ -214,9 +213,7 @@ def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, A
             "POST %s (attempt %d)", request.url.copy_with(query=None, userinfo=b""), attempt + 1
         )
         result = yield Send(request)
-        if isinstance(result, BaseException):
-            if not isinstance(result, Exception):
-                raise result
+        if isinstance(result, httpx.HTTPError):
             error: LLMError = _connect_error(result, opts)
             headers = None
         elif result.status_code < 400:
@@ -255,7 +252,7 @@ def run_sync(plan: Generator[Op, Any, httpx.Response], client: httpx.Client) -> 
         if isinstance(op, Send):
             try:
                 value = client.send(op.request, stream=True)
-            except Exception as exc:  # translated by the plan, in one place
+            except httpx.HTTPError as exc:  # translated by the plan, in one place
                 value = exc
         elif isinstance(op, Read):
             try:
@@ -282,7 +279,7 @@ async def run_async(
         if isinstance(op, Send):
             try:
                 value = await client.send(op.request, stream=True)
-            except Exception as exc:
+            except httpx.HTTPError as exc:
                 value = exc
         elif isinstance(op, Read):
             try:

@@ -152,7 +152,7 @@ def test_signature_in_the_middle_of_text_splits_the_text_in_place_F2() -> None:
     ]
     # Sent back, the signature sits on the text it came with.
     from llmkit._wire import gemini
-    from llmkit._wire.prepare import Options
+    from llmkit._wire.contract import Options
 
     context = llmkit.Context(messages=[llmkit.user("q"), msg])
     body, _ = gemini.build(MODEL, context, Options(), stream=True)
@@ -468,7 +468,7 @@ def test_signed_empty_part_between_texts_goes_back_as_its_own_part_F2() -> None:
     """Parts are never merged with a signed part: the empty signed part stays between the
     two texts on replay, and a signed text keeps its signature."""
     from llmkit._wire import gemini
-    from llmkit._wire.prepare import Options
+    from llmkit._wire.contract import Options
 
     msg = final(
         sse(

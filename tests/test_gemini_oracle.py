@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 
 import llmkit
 from llmkit._wire import gemini
-from llmkit._wire.prepare import Options
+from llmkit._wire.contract import Options
 from tests.chunking import cut_points, split
 from tests.gemini_streams import GeminiStream, gemini_streams, generate_stream
 

@@ -21,8 +21,8 @@ from pydantic import BaseModel, Field
 
 import llmkit
 from llmkit._wire import gemini
+from llmkit._wire.contract import Options
 from llmkit._wire.gemini.request import SKIP_SIGNATURE
-from llmkit._wire.prepare import Options
 from tests.corpus import load_exchanges
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import llmkit
-from llmkit._api import _ssl_context
 from llmkit._fake.server import ENCODERS
+from llmkit._streams import _ssl_context
 from llmkit.testing import FakeError, FakeProvider, FakeReply
 
 SECRET = "sk-live-THIS-IS-THE-SECRET-0123456789abcdef"

@@ -1,17 +1,19 @@
-"""The assembler: one provider-neutral state machine from wire deltas to events and messages.
+"""The assembler: one provider-neutral state machine from neutral deltas to events and messages.
 
-Every wire decoder calls the same small set of methods here (the *neutral deltas*):
-``meta``, ``text``, ``thinking``, ``tool_call``, ``end_text``/``end_thinking``/``end_tool_call``,
-``usage``, ``finish``, ``diagnostic``, and one of ``complete`` / ``fail`` / ``end_of_stream`` /
-``abort``. The assembler appends events to ``out``; the pump that drives it drains that list.
-No I/O happens here, and nothing provider-specific: quirks that belong to one wire API are
-handled in its decoder; the rules that hold for all of them live here and, for tool calls, in
-its base class :class:`llmkit._assembly.tool_calls.ToolCallRules` (DESIGN §4):
+Every wire decoder writes the same small set of neutral deltas (the
+:class:`~llmkit._wire.contract.DeltaSink` protocol, which :class:`Assembler` satisfies): ``meta``,
+``text``, ``thinking``, ``tool_call``/``arguments``, ``end_text``/``end_thinking``/
+``end_tool_call``, ``usage``, ``provider_data``, ``finish``, ``diagnostic``/``malformed``/
+``unknown``, and one of ``complete``/``fail``; the pipeline adds ``end_of_stream`` and ``abort``.
+Events are collected in :class:`~.reports.Reports` (``out``), which the pipeline drains. No I/O
+happens here, and nothing provider-specific: a quirk of one wire API is handled in its decoder;
+the rules that hold for all of them live here, in the tool-call slots it owns
+(:class:`~.tool_calls.ToolCalls`) and in its reports (docs/design.md §4):
 
 - ids are stable: a missing/empty id is synthesised from a seed and the call ordinal; two
   distinct calls with one id get distinct ids (both kept);
 - ``id``, ``name``, ``type`` are set once, never concatenated; only argument text is appended
-  (QUIRKS B1, D4);
+  (docs/quirks.md B1, D4);
 - a different id (or a new name after complete arguments) at an occupied index is a new call,
   never merged (C2, C3); a changing id on argument-only deltas stays one call (B3);
 - arguments may come as many string deltas, whole, or as a JSON object: same result (D1, D2);
@@ -24,14 +26,13 @@ its base class :class:`llmkit._assembly.tool_calls.ToolCallRules` (DESIGN §4):
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._diagnostics import Diagnostic, DiagnosticKind
 from .._errors import LLMError, StreamError
 from .._events import (
     Done,
     Error,
-    Event,
     Start,
     TextDelta,
     TextEnd,
@@ -50,8 +51,9 @@ from .._messages import (
     Usage,
 )
 from .._redact import scrub
-from .blocks import Call, Text, Thinking
-from .tool_calls import ToolCallRules
+from .blocks import CallSlot, TextBlock, ThinkingBlock
+from .reports import Reports
+from .tool_calls import ToolCalls
 
 if TYPE_CHECKING:
     from .._models import Model
@@ -59,8 +61,12 @@ if TYPE_CHECKING:
 __all__ = ["Assembler"]
 
 
-class Assembler(ToolCallRules):
-    """Turns neutral deltas into events (appended to ``out``) and the final message."""
+class _Arguments(Protocol):
+    def __call__(self, index: int, text: str) -> None: ...
+
+
+class Assembler:
+    """Turns neutral deltas into events (collected in ``reports.out``) and the final message."""
 
     def __init__(
         self,
@@ -70,19 +76,17 @@ class Assembler(ToolCallRules):
         request_diagnostics: list[Diagnostic] | None = None,
         secret: str | None = None,
     ) -> None:
-        self.out: list[Event] = []
         self._secret = secret  # only ever used to redact it from errors
         self.model = model
-        self.tool_names = tool_names
-        self.diagnostics: list[Diagnostic] = []
         self.message: AssistantMessage | None = None  # set by the terminal event
         self.error: Exception | None = None
-        self._blocks: list[Text | Thinking | Call] = []
-        self._texts: dict[object, Text] = {}
-        self._thinkings: dict[object, Thinking] = {}
-        self._calls: dict[int, Call] = {}  # open slot per wire index
-        self._all_calls: list[Call] = []
-        self._ids: set[str] = set()
+        self.reports = reports = Reports()
+        self._emit = reports.emit
+        self._blocks: list[TextBlock | ThinkingBlock | CallSlot] = []
+        self._texts: dict[object, TextBlock] = {}
+        self._thinkings: dict[object, ThinkingBlock] = {}
+        self.calls = calls = ToolCalls(reports, self._place, tool_names)
+        self.arguments = calls.arguments
         self._response_id: str | None = None
         self._seed: str | None = None
         self._raw_stop: str | None = None
@@ -91,9 +95,23 @@ class Assembler(ToolCallRules):
         self._usage: Usage | None = None
         self._provider_data: dict[str, Any] = {}
         self._done = False
-        self.out.append(Start(model.provider if model else None, model.id if model else None))
+        self._emit(Start(model.provider if model else None, model.id if model else None))
         for d in request_diagnostics or ():
-            self._diag(d)
+            reports.add(d)
+
+    arguments: _Arguments
+    """More argument text for the call at slot ``index``: the hot path (one per delta), bound
+    straight to :meth:`ToolCalls.arguments <.tool_calls.ToolCalls.arguments>`."""
+
+    @property
+    def ended(self) -> bool:
+        """A terminal delta was taken: ``message`` (and ``error``, on failure) are set."""
+        return self._done
+
+    def _place(self, block: CallSlot) -> int:
+        """A block takes the next position in ``message.content``."""
+        self._blocks.append(block)
+        return len(self._blocks) - 1
 
     # -- neutral deltas ------------------------------------------------------------------
 
@@ -102,29 +120,29 @@ class Assembler(ToolCallRules):
         on every chunk, QUIRKS A9); ``seed`` (e.g. the first event's bytes) is the fallback
         for synthesising ids when the response has no id."""
         if response_id is not None and not isinstance(response_id, str):
-            response_id = self._malformed("response id", response_id)
+            response_id = self.reports.wrong_type("response id", response_id)
         if response_id and self._response_id is None:
             self._response_id = response_id
         if self._seed is None and (response_id or seed):
-            self._seed = response_id or seed
+            self._seed = self.calls.seed = response_id or seed or ""
 
     def text(self, delta: str, key: object = 0) -> None:
         """Text for the text part ``key`` (opened on first use)."""
         if not delta or self._done:
             return
         if delta.__class__ is not str:
-            kept = self._malformed("text", delta)
+            kept = self.reports.wrong_type("text", delta)
             if not kept:
                 return
             delta = kept
         block = self._texts.get(key)
         if block is None or not block.open:
-            block = Text(key, len(self._blocks))
+            block = TextBlock(key, len(self._blocks))
             self._texts[key] = block
             self._blocks.append(block)
-            self.out.append(TextStart(block.index))
+            self._emit(TextStart(block.index))
         block.parts.append(delta)
-        self.out.append(TextDelta(block.index, delta))
+        self._emit(TextDelta(block.index, delta))
 
     def thinking(
         self,
@@ -139,15 +157,15 @@ class Assembler(ToolCallRules):
         if self._done or not (delta or signature or redacted or replay):
             return
         if delta and not isinstance(delta, str):
-            delta = self._malformed("thinking text", delta) or ""
+            delta = self.reports.wrong_type("thinking text", delta) or ""
         if signature and not isinstance(signature, str):
-            signature = self._malformed("signature", signature)
+            signature = self.reports.wrong_type("signature", signature)
         block = self._thinkings.get(key)
         if block is None or not block.open:
-            block = Thinking(key, len(self._blocks))
+            block = ThinkingBlock(key, len(self._blocks))
             self._thinkings[key] = block
             self._blocks.append(block)
-            self.out.append(ThinkingStart(block.index))
+            self._emit(ThinkingStart(block.index))
         if signature:
             block.signature = (block.signature or "") + signature
         if redacted:
@@ -156,28 +174,45 @@ class Assembler(ToolCallRules):
             block.replay = {**(block.replay or {}), **replay}
         if delta:
             block.parts.append(delta)
-            self.out.append(ThinkingDelta(block.index, delta))
+            self._emit(ThinkingDelta(block.index, delta))
 
     def end_text(self, key: object = 0) -> None:
         """The text part ``key`` is complete."""
         block = self._texts.get(key)
         if block is not None and block.open:
             block.open = False
-            self.out.append(TextEnd(block.index, "".join(block.parts)))
+            self._emit(TextEnd(block.index, "".join(block.parts)))
 
     def end_thinking(self, key: object = 0) -> None:
         """The thinking part ``key`` is complete."""
         block = self._thinkings.get(key)
         if block is not None and block.open:
             block.open = False
-            self.out.append(ThinkingEnd(block.index, "".join(block.parts)))
+            self._emit(ThinkingEnd(block.index, "".join(block.parts)))
+
+    def tool_call(
+        self,
+        index: int | None,
+        id: str | None = None,
+        name: str | None = None,
+        arguments: str | dict[str, Any] | None = None,
+        *,
+        position: int = 0,
+        replay: dict[str, Any] | None = None,
+    ) -> None:
+        """A tool-call delta (the rules are :class:`~.tool_calls.ToolCalls`')."""
+        self.calls.tool_call(index, id, name, arguments, position=position, replay=replay)
+
+    def end_tool_call(self, index: int) -> None:
+        """The call at slot ``index`` is complete."""
+        self.calls.end_tool_call(index)
 
     def usage(self, usage: Usage) -> None:
         """Usage so far; the last report holds."""
         if self._done:
             return
         self._usage = usage
-        self.out.append(UsageEvent(usage))
+        self._emit(UsageEvent(usage))
 
     def finish(self, raw: str | None, mapped: StopReason | None) -> None:
         """The provider's finish reason: ``raw`` as sent, ``mapped`` to llmkit's set (``None``
@@ -186,10 +221,10 @@ class Assembler(ToolCallRules):
         if self._done:
             return
         if raw is not None and not isinstance(raw, str):
-            raw, mapped = self._malformed("finish reason", raw), None
+            raw, mapped = self.reports.wrong_type("finish reason", raw), None
         if self._finished:
             if raw != self._raw_stop:
-                self._diag_kind(
+                self.reports.report(
                     "stop_reason_conflict",
                     f"A second finish reason {raw!r} arrived after {self._raw_stop!r}; "
                     "kept the first",
@@ -201,7 +236,7 @@ class Assembler(ToolCallRules):
         self._raw_stop = raw
         self._stop = mapped
         if raw is not None and mapped is None:
-            self._diag_kind(
+            self.reports.report(
                 "stop_reason_unknown", f"Unknown finish reason {raw!r}", None, {"raw": raw}
             )
         self._close_blocks()
@@ -220,9 +255,15 @@ class Assembler(ToolCallRules):
         **details: Any,
     ) -> None:
         """Report something the decoder repaired, inferred, dropped or ignored."""
-        self._diag(
-            Diagnostic(kind=kind, message=message, tool_call_id=tool_call_id, details=details)
-        )
+        self.reports.report(kind, message, tool_call_id, details)
+
+    def malformed(self, message: str, *, once: str | None = None, **details: Any) -> None:
+        """A malformed event was skipped (capped per stream; ``once``: once per key)."""
+        self.reports.malformed(message, once=once, **details)
+
+    def unknown(self, key: str, message: str, **details: Any) -> None:
+        """An event type llmkit does not model was ignored (reported once per ``key``)."""
+        self.reports.unknown(key, message, **details)
 
     # -- terminal ------------------------------------------------------------------------
 
@@ -233,13 +274,13 @@ class Assembler(ToolCallRules):
         self._close_blocks()
         stop = self._resolve_stop()
         if stop == "refusal":
-            self._not_executable("the model refused in this turn (QUIRKS E3)")
+            self.calls.mark_not_executable("the model refused in this turn (docs/quirks.md E3)")
         if self._usage is None:
-            self._diag_kind("usage_missing", "The provider reported no token usage", None, {})
+            self.reports.report("usage_missing", "The provider reported no token usage", None, {})
         message = self._build(stop)
         self._done = True
         self.message = message
-        self.out.append(Done(message))
+        self._emit(Done(message))
 
     def fail(self, error: Exception) -> None:
         """The stream failed (provider error payload, broken connection, timeout): end with
@@ -250,7 +291,9 @@ class Assembler(ToolCallRules):
         """EOF. Without the terminal event first, the stream was truncated."""
         if self._done:
             return
-        self._diag_kind("stream_truncated", "The stream ended without its terminal event", None, {})
+        self.reports.report(
+            "stream_truncated", "The stream ended without its terminal event", None, {}
+        )
         self._terminate("error", StreamError("The stream ended before the response was complete"))
 
     def abort(self) -> None:
@@ -270,26 +313,22 @@ class Assembler(ToolCallRules):
         if isinstance(error, LLMError):
             error.partial = message
         self.error = error
-        self.out.append(Error(message, error))
+        self._emit(Error(message, error))
 
     def _close_blocks(self) -> None:
         for block in self._blocks:
-            if isinstance(block, Text):
+            if isinstance(block, TextBlock):
                 self.end_text(block.key)
-            elif isinstance(block, Thinking):
+            elif isinstance(block, ThinkingBlock):
                 self.end_thinking(block.key)
-        for slot in list(self._calls.values()):
-            self._finalize(slot)
-        self._calls.clear()
-        for slot in self._all_calls:  # a slot never started (no name, no arguments)
-            self._finalize(slot)
+        self.calls.close()
 
     def _resolve_stop(self) -> StopReason:
-        has_calls = bool(self._all_calls)
+        has_calls = bool(self.calls.all)
         raw, stop = self._raw_stop, self._stop
         if not self._finished:
             inferred: StopReason = "tool_use" if has_calls else "stop"
-            self._diag_kind(
+            self.reports.report(
                 "stop_reason_inferred",
                 f"The stream ended without a finish reason; inferred {inferred!r}",
                 None,
@@ -300,7 +339,7 @@ class Assembler(ToolCallRules):
             return "tool_use" if has_calls else "stop"
         if stop == "stop" and has_calls:
             # vLLM, Ollama, Gemini's compat endpoint say "stop" with tool calls (E1)
-            self._diag_kind(
+            self.reports.report(
                 "stop_reason_inferred",
                 f"Finish reason {raw!r} came with tool calls; stop reason is 'tool_use'",
                 None,
@@ -308,7 +347,7 @@ class Assembler(ToolCallRules):
             )
             return "tool_use"
         if stop == "tool_use" and not has_calls:
-            self._diag_kind(
+            self.reports.report(
                 "stop_reason_inferred",
                 f"Finish reason {raw!r} came without any tool call; stop reason is 'stop'",
                 None,
@@ -320,7 +359,7 @@ class Assembler(ToolCallRules):
     def _build(self, stop: StopReason, error: str | None = None) -> AssistantMessage:
         content: list[TextPart | ThinkingPart | ToolCall] = []
         for block in self._blocks:
-            if isinstance(block, Call):
+            if isinstance(block, CallSlot):
                 if block.call is not None:
                     content.append(block.call)
             else:
@@ -337,7 +376,7 @@ class Assembler(ToolCallRules):
             stop_reason=stop,
             raw_stop_reason=self._raw_stop,
             usage=usage,
-            diagnostics=list(self.diagnostics),
+            diagnostics=list(self.reports.diagnostics),
             provider=m.provider if m else None,
             api=m.api if m else None,
             model=m.id if m else None,

@@ -1,8 +1,9 @@
 """The assembler's blocks: one per part of the message being built.
 
-``Text`` and ``Thinking`` collect their pieces; ``Call`` is a tool-call slot with its
-incremental argument parser and the snapshots ``ToolCallDelta.partial_arguments`` reads.
-Plain slotted classes, no logic beyond their own state: the rules live in the assembler.
+``TextBlock`` and ``ThinkingBlock`` collect their pieces; ``CallSlot`` is a tool-call slot with
+its incremental argument parser and the snapshots ``ToolCallDelta.partial_arguments`` reads.
+Plain slotted classes, no logic beyond their own state: the rules live in the assembler and its
+tool-call slots (:mod:`.tool_calls`).
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from typing import Any
 from .._json.partial import ParseResult, PartialJSON, parse_arguments
 from .._messages import TextPart, ThinkingPart, ToolCall
 
-__all__ = ["Call", "Text", "Thinking"]
+__all__ = ["CallSlot", "TextBlock", "ThinkingBlock"]
 
 
-class Text:
+class TextBlock:
     __slots__ = ("index", "key", "open", "parts")
 
     def __init__(self, key: object, index: int) -> None:
@@ -28,7 +29,7 @@ class Text:
         return TextPart(text="".join(self.parts))
 
 
-class Thinking:
+class ThinkingBlock:
     __slots__ = ("index", "key", "open", "parts", "redacted", "replay", "signature")
 
     def __init__(self, key: object, index: int) -> None:
@@ -49,8 +50,8 @@ class Thinking:
         )
 
 
-class Call:
-    """One tool-call slot."""
+class CallSlot:
+    """One tool-call slot: a call being assembled from the deltas at one provider index."""
 
     __slots__ = (
         "_parser",

@@ -1,40 +1,62 @@
 """Tool-call slots: the assembler's rules for calls, the part every wire API gets wrong.
 
-:class:`ToolCallRules` is the base of :class:`~llmkit._assembly.assembler.Assembler` and holds
-that apply to tool calls whatever the provider (DESIGN §4, QUIRKS B, C, D): a slot per wire
-index; stable ids, synthesised when missing and renamed when two calls share one; id and name
-set once; a new call at an occupied index told apart from a changing id; arguments as string
+:class:`ToolCalls` is owned by the assembler and holds the rules that apply to tool calls
+whatever the provider (docs/design.md §4, docs/quirks.md B, C, D): a slot per wire index;
+stable ids, synthesised when missing and renamed when two calls share one; id and name set
+once; a new call at an occupied index told apart from a changing id; arguments as string
 deltas, whole or as an object; repeated payloads; finalisation and classification of the
-arguments. It also holds the diagnostic helpers both halves use. The state it works on is
-created by ``Assembler.__init__`` and declared here.
+arguments. It talks to the rest of the assembler through two narrow callbacks: ``place`` (a
+started call takes the next position in the message) and its :class:`~.reports.Reports`
+(events out, diagnostics).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from .._diagnostics import Diagnostic, DiagnosticKind
-from .._events import DiagnosticEvent, Event, ToolCallDelta, ToolCallEnd, ToolCallStart
+from .._diagnostics import DiagnosticKind
+from .._events import ToolCallDelta, ToolCallEnd, ToolCallStart
 from .._ids import synthesize_call_id
+from .._json.scanner import loads
 from .._messages import ToolCall
-from .blocks import Call, Text, Thinking
+from .blocks import CallSlot
+from .reports import Reports
 
-__all__ = ["ToolCallRules"]
+__all__ = ["ToolCalls"]
 
 
-class ToolCallRules:
-    """The tool-call half of the assembler (see the module docstring)."""
+class ToolCalls:
+    """The tool calls of one response (see the module docstring)."""
 
-    out: list[Event]
-    diagnostics: list[Diagnostic]
-    tool_names: frozenset[str] | None
-    _blocks: list[Text | Thinking | Call]
-    _calls: dict[int, Call]  # open slot per wire index
-    _all_calls: list[Call]
-    _ids: set[str]
-    _seed: str | None
-    _done: bool
+    __slots__ = (
+        "_emit",
+        "_ids",
+        "_open",
+        "_place",
+        "_reports",
+        "all",
+        "closed",
+        "seed",
+        "tool_names",
+    )
+
+    def __init__(
+        self,
+        reports: Reports,
+        place: Callable[[CallSlot], int],
+        tool_names: frozenset[str] | None = None,
+    ) -> None:
+        self._reports = reports
+        self._emit = reports.emit
+        self._place = place
+        self.tool_names = tool_names  # the request's tools: a call to another name is reported
+        self.seed = ""  # what synthesised ids derive from (set by the assembler's meta delta)
+        self._open: dict[int, CallSlot] = {}  # the open slot per wire index
+        self.all: list[CallSlot] = []  # every slot, in arrival order
+        self._ids: set[str] = set()
+        self.closed = False
 
     # -- neutral deltas ------------------------------------------------------------------
 
@@ -43,8 +65,8 @@ class ToolCallRules:
         tool-call stream (one call per argument delta). Anything out of the ordinary — a slot
         not open or not started, empty text, text as long as what came before (a possibly
         repeated payload, QUIRKS D5), a finished stream — takes :meth:`tool_call`'s full rules."""
-        slot = self._calls.get(index)
-        if slot is not None and slot.started and 0 < len(text) < slot.fed and not self._done:
+        slot = self._open.get(index)
+        if slot is not None and slot.started and 0 < len(text) < slot.fed and not self.closed:
             self._append(slot, text)
         else:
             self.tool_call(index, arguments=text)
@@ -61,19 +83,19 @@ class ToolCallRules:
     ) -> None:
         """A tool-call delta. ``index`` is the provider's slot index (``None`` when it sent
         none: ``position`` in the delta's list is used instead, QUIRKS C1)."""
-        if self._done:
+        if self.closed:
             return
         if id is not None and not isinstance(id, str):
-            id = self._malformed("tool call id", id)
+            id = self._reports.wrong_type("tool call id", id)
         if name is not None and not isinstance(name, str):
-            name = self._malformed("tool call name", name)
+            name = self._reports.wrong_type("tool call name", name)
         if index is not None and not isinstance(index, int):
             index = None  # reported as a missing index below
         if arguments is not None and not isinstance(arguments, (str, dict)):
-            arguments = self._malformed("tool call arguments", arguments)
+            arguments = self._reports.wrong_type("tool call arguments", arguments)
         missing_index = index is None
         wire_index: int = position if index is None else index
-        slot = self._calls.get(wire_index)
+        slot = self._open.get(wire_index)
         if slot is not None:
             slot = self._same_call(slot, id, name, arguments)
         if slot is None:
@@ -85,7 +107,7 @@ class ToolCallRules:
                 slot.name = name
             elif name != slot.name and not slot.name_conflict:
                 slot.name_conflict = True
-                self._diag_kind(
+                self._report(
                     "tool_call_name_changed",
                     f"Tool call sent a second name {name!r}; kept the first, {slot.name!r}",
                     slot,
@@ -105,18 +127,18 @@ class ToolCallRules:
         if text:
             self._append(slot, text)
 
-    def _append(self, slot: Call, text: str) -> None:
+    def _append(self, slot: CallSlot, text: str) -> None:
         slot.fed += len(text)
         texts = slot.texts
         texts.append(text)
         pos = len(texts)
-        self.out.append(
+        self._emit(
             ToolCallDelta(slot.index, slot.id, slot.name, text, lambda: slot.snapshot_at(pos))
         )
 
     def end_tool_call(self, index: int) -> None:
         """The call at wire ``index`` is complete (its block ended)."""
-        slot = self._calls.pop(index, None)
+        slot = self._open.pop(index, None)
         if slot is not None:
             self._finalize(slot)
 
@@ -124,11 +146,11 @@ class ToolCallRules:
 
     def _same_call(
         self,
-        slot: Call,
+        slot: CallSlot,
         id: str | None,
         name: str | None,
         arguments: str | dict[str, Any] | None,
-    ) -> Call | None:
+    ) -> CallSlot | None:
         """Decide whether a delta at an occupied index continues ``slot`` (return it) or
         starts a new call (return None, after finalising ``slot``)."""
         new_call = False
@@ -138,7 +160,7 @@ class ToolCallRules:
             else:
                 # Poolside/vLLM harmony: one call whose id changes between chunks (B3)
                 slot.aliases.add(id)
-                self._diag_kind(
+                self._report(
                     "tool_call_id_changed",
                     f"A tool call changed its id mid-stream to {id!r}; kept the first",
                     slot,
@@ -148,11 +170,11 @@ class ToolCallRules:
             new_call = True  # a new name after complete arguments (C2)
         if not new_call:
             return slot
-        self._calls.pop(slot.wire_index, None)
+        self._open.pop(slot.wire_index, None)
         self._finalize(slot)
         if slot.missing_index:
             return None  # no index was sent at all: already reported as index_missing (C1)
-        self._diag_kind(
+        self._report(
             "tool_call_index_reused",
             f"Index {slot.wire_index} was reused by a new tool call; kept both calls",
             None,
@@ -167,35 +189,34 @@ class ToolCallRules:
         name: str | None,
         arguments: str | dict[str, Any] | None,
         missing_index: bool,
-    ) -> Call:
-        open_calls = [c for c in self._calls.values() if c.call is None]
+    ) -> CallSlot:
+        open_calls = [c for c in self._open.values() if c.call is None]
         if not id and not name and arguments and len(open_calls) == 1:
             # Arguments for an index never announced while exactly one call is open: they
             # belong to that call (LibreChat, sglang, QUIRKS C3).
             slot = open_calls[0]
-            self._diag_kind(
+            self._report(
                 "tool_call_index_mismatch",
                 f"Arguments for unknown index {wire_index} joined the open call",
                 slot,
                 {"index": wire_index},
             )
             return slot
-        slot = Call(wire_index, len(self._all_calls))
-        self._calls[wire_index] = slot
-        self._all_calls.append(slot)
+        slot = CallSlot(wire_index, len(self.all))
+        self._open[wire_index] = slot
+        self.all.append(slot)
         slot.missing_index = missing_index
         return slot
 
-    def _start(self, slot: Call) -> None:
+    def _start(self, slot: CallSlot) -> None:
         slot.started = True
-        slot.index = len(self._blocks)
-        self._blocks.append(slot)
+        slot.index = self._place(slot)
         pid = slot.pid
         if not pid:
-            slot.id = synthesize_call_id(self._seed or "", slot.ordinal)
+            slot.id = synthesize_call_id(self.seed, slot.ordinal)
             self._ids.add(slot.id)
-            self.out.append(ToolCallStart(slot.index, slot.id, slot.name))
-            self._diag_kind(
+            self._emit(ToolCallStart(slot.index, slot.id, slot.name))
+            self._report(
                 "tool_call_id_synthesized",
                 "The provider sent no id for this tool call; llmkit made a deterministic one",
                 slot,
@@ -207,8 +228,8 @@ class ToolCallRules:
                 n += 1
             slot.id = f"{pid}_{n}"
             self._ids.add(slot.id)
-            self.out.append(ToolCallStart(slot.index, slot.id, slot.name))
-            self._diag_kind(
+            self._emit(ToolCallStart(slot.index, slot.id, slot.name))
+            self._report(
                 "tool_call_id_duplicate",
                 f"Two distinct tool calls share the id {pid!r}; this one was renamed",
                 slot,
@@ -217,33 +238,43 @@ class ToolCallRules:
         else:
             slot.id = pid
             self._ids.add(pid)
-            self.out.append(ToolCallStart(slot.index, slot.id, slot.name))
+            self._emit(ToolCallStart(slot.index, slot.id, slot.name))
         if slot.missing_index:
-            self._diag_kind(
+            self._report(
                 "tool_call_index_missing",
                 "The provider sent this tool call without an index; placed it by position",
                 slot,
                 {},
             )
 
-    def _not_executable(self, why: str) -> None:
+    def close(self) -> None:
+        """The stream ended: finalise every call (a slot never started, too) and take no more
+        deltas."""
+        for slot in list(self._open.values()):
+            self._finalize(slot)
+        self._open.clear()
+        for slot in self.all:
+            self._finalize(slot)
+        self.closed = True
+
+    def mark_not_executable(self, why: str) -> None:
         """Calls from a turn that must not be acted on are marked ``recovered`` (so
         ``decode_tool_call`` refuses them by default) and reported."""
-        for slot in self._all_calls:
+        for slot in self.all:
             call = slot.call
             if call is not None and call.status == "complete":
                 slot.call = call.model_copy(update={"status": "recovered"})
-                self._diag_kind(
+                self._report(
                     "tool_call_not_executable",
                     f"This tool call is not safe to execute: {why}",
                     slot,
                     {"reason": why},
                 )
 
-    def _args_complete(self, slot: Call) -> bool:
+    def _args_complete(self, slot: CallSlot) -> bool:
         return slot.fed > 0 and slot.parser.is_complete_value()
 
-    def _is_duplicate_payload(self, slot: Call, text: str) -> bool:
+    def _is_duplicate_payload(self, slot: CallSlot, text: str) -> bool:
         """A whole payload repeated after the arguments were already complete JSON (LiteLLM's
         summary chunk, possibly double-encoded, QUIRKS D5) is reported, not appended."""
         if (
@@ -253,15 +284,15 @@ class ToolCallRules:
         ):
             return False
         try:
-            current = json.loads(slot.raw())  # at most as long as ``text``: linear overall
-            candidate = json.loads(text)
+            current = loads(slot.raw())  # at most as long as ``text``: linear overall
+            candidate = loads(text)
             if isinstance(candidate, str):
-                candidate = json.loads(candidate)
+                candidate = loads(candidate)
         except ValueError:
             return False
         if candidate != current:
             return False
-        self._diag_kind(
+        self._report(
             "tool_arguments_duplicate",
             "A repeated copy of this call's complete arguments was ignored",
             slot,
@@ -269,7 +300,7 @@ class ToolCallRules:
         )
         return True
 
-    def _finalize(self, slot: Call) -> None:
+    def _finalize(self, slot: CallSlot) -> None:
         if slot.call is not None:
             return
         if not slot.started:
@@ -277,7 +308,7 @@ class ToolCallRules:
         raw = slot.raw()
         result = slot.finish(raw)
         if result.status == "recovered":
-            self._diag_kind(
+            self._report(
                 "tool_arguments_recovered",
                 f"Tool call arguments were not strict JSON; recovered ({result.mode})",
                 slot,
@@ -289,18 +320,18 @@ class ToolCallRules:
                 },
             )
         elif result.status == "invalid":
-            self._diag_kind(
+            self._report(
                 "tool_arguments_invalid",
                 f"Tool call arguments could not be parsed: {result.error}",
                 slot,
                 {"error": result.error, "position": result.position},
             )
         if not slot.name:
-            self._diag_kind(
+            self._report(
                 "tool_call_unknown_name", "The provider sent no name for this tool call", slot, {}
             )
         elif self.tool_names is not None and slot.name not in self.tool_names:
-            self._diag_kind(
+            self._report(
                 "tool_call_unknown_name",
                 f"The model called {slot.name!r}, which is not among the request's tools",
                 slot,
@@ -315,34 +346,11 @@ class ToolCallRules:
             provider_id=None if slot.id == slot.pid else slot.pid,
             replay=slot.replay,
         )
-        self.out.append(ToolCallEnd(slot.index, slot.call))
+        self._emit(ToolCallEnd(slot.index, slot.call))
 
-    def _malformed(self, what: str, value: Any) -> str | None:
-        """A value of the wrong type from the provider: reported, and kept as text when it is
-        a scalar (a numeric id still identifies its call), dropped otherwise."""
-        kept = (
-            str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        )
-        self._diag_kind(
-            "event_malformed",
-            f"The provider sent a {type(value).__name__} as {what}",
-            None,
-            {"field": what, "kept": kept},
-        )
-        return kept
-
-    def _diag(self, diagnostic: Diagnostic) -> None:
-        self.diagnostics.append(diagnostic)
-        self.out.append(DiagnosticEvent(diagnostic))
-
-    def _diag_kind(
-        self, kind: DiagnosticKind, message: str, slot: Call | None, details: dict[str, Any]
+    def _report(
+        self, kind: DiagnosticKind, message: str, slot: CallSlot | None, details: dict[str, Any]
     ) -> None:
-        self._diag(
-            Diagnostic(
-                kind=kind,
-                message=message,
-                tool_call_id=slot.id if slot is not None and slot.id else None,
-                details=details,
-            )
+        self._reports.report(
+            kind, message, slot.id if slot is not None and slot.id else None, details
         )

@@ -24,11 +24,24 @@ _scan: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
 
 
 def loads(text: str) -> Any:
-    """``json.loads(text)``, faster for a compact document with nothing around it."""
+    """``json.loads(text)``, faster for a compact document with nothing around it.
+
+    Raises:
+        ValueError: ``text`` is not one JSON document, or nests too deeply to decode (where
+            ``json.loads`` raises ``RecursionError``: a provider's bytes must never raise
+            anything a decoder does not expect).
+    """
     try:
         value, end = _scan(text, 0)
     except (StopIteration, ValueError, RecursionError):
-        return json.loads(text)  # its own result or error (and message)
+        return _loads(text)  # its own result or error (and message)
     if end != len(text):
-        return json.loads(text)  # whitespace or data after the value
+        return _loads(text)  # whitespace or data after the value
     return value
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to decode") from None

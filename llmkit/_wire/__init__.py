@@ -1,22 +1,30 @@
-"""Wire adapters, one per wire API: a pure request builder and a pure decoder each.
-
-Every adapter module provides the same five names (the whole plug-in point)::
-
-    headers(model, api_key) -> dict            auth headers
-    url(model, base_url, *, stream) -> str     the endpoint
-    build(model, context, opts, *, stream) -> (body, diagnostics)
-    Decoder(assembler, model)                  .feed(sse), .eof(), .done
-    decode_response(assembler, model, body, seed)   a non-streamed body
+"""Wire adapters, one subpackage per wire API, each a module satisfying
+:class:`~llmkit._wire.contract.WireAdapter` (request mapping in ``request.py``, decoding in
+``decode.py``). :func:`adapter` is the typed registry, keyed by :data:`~llmkit.Api`.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from typing import TYPE_CHECKING, cast
 
-__all__ = ["adapter"]
+from .._models import Api
+from .contract import WireAdapter
 
-_MODULES = {
+if TYPE_CHECKING:
+    from . import anthropic_messages, gemini, openai_chat, openai_responses
+
+    # mypy checks every adapter module against the contract here.
+    _CHECKED: tuple[WireAdapter, ...] = (
+        openai_chat,
+        openai_responses,
+        anthropic_messages,
+        gemini,
+    )
+
+__all__ = ["WireAdapter", "adapter"]
+
+_MODULES: dict[Api, str] = {
     "openai-chat": "openai_chat",
     "openai-responses": "openai_responses",
     "anthropic-messages": "anthropic_messages",
@@ -24,16 +32,15 @@ _MODULES = {
 }
 
 
-def adapter(api: str) -> ModuleType:
-    """The adapter module for a wire API name (imported on first use)."""
-    from .._errors import InvalidRequestError
+def adapter(api: Api) -> WireAdapter:
+    """The adapter for a wire API (its module is imported on first use).
 
+    Raises:
+        InvalidRequestError: ``api`` is not a wire API llmkit implements.
+    """
     name = _MODULES.get(api)
     if name is None:
+        from .._errors import InvalidRequestError
+
         raise InvalidRequestError(f"Unknown wire API {api!r}; known: {', '.join(_MODULES)}")
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as e:
-        if e.name != f"{__name__}.{name}":
-            raise
-        raise InvalidRequestError(f"The {api!r} wire API is not implemented yet") from None
+    return cast(WireAdapter, importlib.import_module(f"{__name__}.{name}"))

@@ -26,24 +26,9 @@ from .._messages import (
     check_tool_names,
 )
 
-__all__ = ["Options", "Prepared", "prepare", "same_model"]
+__all__ = ["Prepared", "arguments_json", "check_tools", "prepare", "same_model"]
 
 ORPHAN_RESULT = "Error: this tool call was not executed (no result was recorded)."
-
-
-@dataclass
-class Options:
-    """Request options that shape the body (transport options live elsewhere)."""
-
-    max_tokens: int | None = None
-    temperature: float | None = None
-    top_p: float | None = None
-    stop: list[str] | None = None
-    tool_choice: str | dict[str, Any] | None = None
-    parallel_tool_calls: bool | None = None
-    reasoning: str | None = None
-    response_format: Any = None
-    provider_options: dict[str, Any] | None = None
 
 
 @dataclass

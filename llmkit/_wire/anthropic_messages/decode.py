@@ -40,15 +40,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..._assembly.assembler import Assembler
 from ..._classify import error_from_body
 from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
-from ..._sse import SSEEvent
-from .request import build, headers, url
+from .. import values
+from ..contract import DeltaSink, Frame
 
-__all__ = ["STOP_REASONS", "Decoder", "build", "decode_response", "headers", "url"]
+__all__ = ["STOP_REASONS", "Decoder", "decode_response"]
 
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
@@ -62,7 +61,6 @@ STOP_REASONS: dict[str, StopReason] = {
 """Anthropic ``stop_reason`` → llmkit stop reason (E3); the raw value is always kept."""
 
 _KEPT = ("stop_sequence", "stop_details", "container")  # message fields kept verbatim
-MAX_MALFORMED = 100  # report at most this many malformed events one by one
 
 # Server-side blocks llmkit knows and keeps opaque without a report.
 _SERVER_BLOCKS = frozenset(
@@ -108,32 +106,24 @@ class Decoder:
     """Streamed Anthropic Messages: SSE events → neutral deltas."""
 
     __slots__ = (
-        "_asm",
         "_kinds",
-        "_malformed",
         "_model",
         "_opaque",
-        "_reported",
+        "_sink",
         "_usage",
-        "done",
     )
 
-    def __init__(self, asm: Assembler, model: Model) -> None:
-        self._asm = asm
+    def __init__(self, sink: DeltaSink, model: Model) -> None:
+        self._sink = sink
         self._model = model
         self._kinds: dict[int, str] = {}  # open block index → "text" | "thinking" | "tool"
         self._opaque: dict[int, _Opaque] = {}  # open server-side blocks by index
         self._usage: dict[str, Any] = {}  # raw usage fields merged across events (J2)
-        self._reported: set[str] = set()  # unknown event/block/delta types already reported
-        self._malformed = 0
-        self.done = False
 
     # -- events ------------------------------------------------------------------------------
 
-    def feed(self, sse: SSEEvent) -> None:
+    def feed(self, sse: Frame) -> None:
         """One SSE event."""
-        if self.done:
-            return  # after message_stop: a proxy's trailing [DONE] (QUIRKS A4), or nothing
         data = sse.data
         if not data or (data[0] != "{" and data.strip() == "[DONE]"):
             return  # not Anthropic's terminal event: EOF will tell whether message_stop came
@@ -145,11 +135,10 @@ class Decoder:
         if sse.event == "error" or kind == "error":  # after HTTP 200 (QUIRKS A6, I2)
             body = payload if isinstance(payload, dict) else {"message": data[:500]}
             self._flush_opaque()
-            self._asm.fail(error_from_body(body, provider=self._model.provider))
-            self.done = True
+            self._sink.fail(error_from_body(body, provider=self._model.provider))
             return
         if not isinstance(payload, dict):
-            self._malformed_event(data)
+            self._malformed(data)
             return
         if not isinstance(kind, str):
             kind = sse.event
@@ -164,13 +153,13 @@ class Decoder:
             if isinstance(index, int) and isinstance(block, dict):
                 self._start_block(index, block)
             else:
-                self._malformed_event(seed)
+                self._malformed(seed)
         elif kind == "content_block_stop":
             index = payload.get("index")
             if isinstance(index, int):
                 self._stop_block(index)
             else:
-                self._malformed_event(seed)
+                self._malformed(seed)
         elif kind == "message_start":
             message = payload.get("message")
             self.message(message if isinstance(message, dict) else {}, seed)
@@ -183,12 +172,11 @@ class Decoder:
                 self._keep(delta)
                 if delta.get("stop_reason"):
                     self._finish(delta["stop_reason"])
-        elif kind == "message_stop":
-            self.done = True
+        elif kind == "message_stop":  # the terminal event: a proxy's [DONE] after it is not read
             self._flush_opaque()
-            self._asm.complete()
+            self._sink.complete()
         elif kind != "ping":  # pings are keep-alives (A3)
-            self._report_unknown(f"event {kind}", f"An unknown event type {kind!r} was ignored")
+            self._unknown(f"event {kind}", f"An unknown event type {kind!r} was ignored")
 
     def message(self, message: dict[str, Any], seed: str) -> None:
         """A ``message`` object: ``message_start``'s, or a whole non-streamed body.
@@ -196,12 +184,12 @@ class Decoder:
         Its ``content`` is normally empty when streaming; programmatic tool calling sends the
         whole content (tool calls included) here, and its ``stop_reason`` too.
         """
-        asm = self._asm
-        asm.meta(message.get("id") or None, seed=seed)
+        sink = self._sink
+        sink.meta(message.get("id") or None, seed=seed)
         usage = message.get("usage")
         if isinstance(usage, dict):
             self._merge_usage(usage)
-        for index, block in enumerate(message.get("content") or ()):
+        for index, block in enumerate(values.seq(sink, message.get("content"), "content")):
             if isinstance(block, dict):
                 self._start_block(index, block)
                 self._stop_block(index)
@@ -211,25 +199,23 @@ class Decoder:
             self._finish(reason)
 
     def eof(self) -> None:
-        """End of the byte stream."""
-        if not self.done:
-            self._flush_opaque()
-            self._asm.end_of_stream()
+        """End of the bytes before ``message_stop``: keep what server blocks received."""
+        self._flush_opaque()
 
     # -- content blocks ----------------------------------------------------------------------
 
     def _start_block(self, index: int, block: dict[str, Any]) -> None:
-        asm = self._asm
+        sink = self._sink
         block_type = block.get("type")
         if block_type == "text":
             self._kinds[index] = "text"
             text = block.get("text")
             if isinstance(text, str):
-                asm.text(text, key=index)  # "" when streamed: the part opens on its first delta
+                sink.text(text, key=index)  # "" when streamed: the part opens on its first delta
         elif block_type == "thinking":
             self._kinds[index] = "thinking"
             thinking, signature = block.get("thinking"), block.get("signature")
-            asm.thinking(
+            sink.thinking(
                 thinking if isinstance(thinking, str) else "",
                 key=index,
                 signature=signature if isinstance(signature, str) and signature else None,
@@ -237,7 +223,7 @@ class Decoder:
         elif block_type == "redacted_thinking":
             self._kinds[index] = "thinking"
             data = block.get("data")
-            asm.thinking(
+            sink.thinking(
                 key=index,
                 redacted=True,
                 replay={"data": data} if isinstance(data, str) and data else None,
@@ -249,7 +235,7 @@ class Decoder:
             replay: dict[str, Any] | None = None
             if isinstance(caller, dict) and caller.get("type") != "direct":
                 replay = {"caller": caller}  # programmatic tool calling: needed on replay
-            asm.tool_call(
+            sink.tool_call(
                 index,
                 block.get("id") or None,
                 block.get("name") or None,
@@ -261,23 +247,23 @@ class Decoder:
         else:
             name = block_type if isinstance(block_type, str) else "?"
             if not _is_server_block(name):
-                self._report_unknown(
+                self._unknown(
                     f"block {name}",
                     f"An unknown content block type {name!r} was kept as opaque replay data",
                 )
             self._opaque[index] = _Opaque(dict(block))
-            asm.thinking(key=index, replay={"block": dict(block)})  # opened now: keeps order
+            sink.thinking(key=index, replay={"block": dict(block)})  # opened now: keeps order
 
     def _delta(self, payload: dict[str, Any]) -> None:
         index, delta = payload.get("index"), payload.get("delta")
         if not isinstance(index, int) or not isinstance(delta, dict):
-            self._malformed_event(json.dumps(payload)[:80])
+            self._malformed(json.dumps(payload)[:80])
             return
         delta_type = delta.get("type")
         if delta_type == "text_delta":
             text = delta.get("text")
             if isinstance(text, str):
-                self._asm.text(text, key=index)
+                self._sink.text(text, key=index)
         elif delta_type == "input_json_delta":
             fragment = delta.get("partial_json")
             if not isinstance(fragment, str):
@@ -286,34 +272,34 @@ class Decoder:
             if opaque is not None:
                 opaque.fragments.append(fragment)
             elif fragment:  # "" is a real, empty first fragment (D3): nothing to append
-                self._asm.arguments(index, fragment)
+                self._sink.arguments(index, fragment)
         elif delta_type == "thinking_delta":
             thinking = delta.get("thinking")
             if isinstance(thinking, str):
-                self._asm.thinking(thinking, key=index)
+                self._sink.thinking(thinking, key=index)
         elif delta_type == "signature_delta":
             signature = delta.get("signature")
             if isinstance(signature, str) and signature:
-                self._asm.thinking(key=index, signature=signature)
+                self._sink.thinking(key=index, signature=signature)
         else:
             name = delta_type if isinstance(delta_type, str) else "?"
             # e.g. citations_delta: llmkit has no place for citations yet; say so, once.
-            self._report_unknown(f"delta {name}", f"Content deltas of type {name!r} were ignored")
+            self._unknown(f"delta {name}", f"Content deltas of type {name!r} were ignored")
 
     def _stop_block(self, index: int) -> None:
-        asm = self._asm
+        sink = self._sink
         kind = self._kinds.pop(index, None)
         if kind == "text":
-            asm.end_text(index)
+            sink.end_text(index)
         elif kind == "thinking":
-            asm.end_thinking(index)
+            sink.end_thinking(index)
         elif kind == "tool":
-            asm.end_tool_call(index)
+            sink.end_tool_call(index)
         else:
             opaque = self._opaque.pop(index, None)
             if opaque is not None:
-                asm.thinking(key=index, replay=self._finish_opaque(opaque))
-                asm.end_thinking(index)
+                sink.thinking(key=index, replay=self._finish_opaque(opaque))
+                sink.end_thinking(index)
 
     def _flush_opaque(self) -> None:
         # Server blocks the stream never closed: keep what arrived (before the assembler closes
@@ -321,7 +307,7 @@ class Decoder:
         for index, opaque in list(self._opaque.items()):
             del self._opaque[index]
             self._kinds.pop(index, None)
-            self._asm.thinking(key=index, replay=self._finish_opaque(opaque))
+            self._sink.thinking(key=index, replay=self._finish_opaque(opaque))
 
     def _finish_opaque(self, opaque: _Opaque) -> dict[str, Any]:
         block = opaque.block
@@ -332,8 +318,7 @@ class Decoder:
             block["input"] = json.loads(text)
         except ValueError:
             # Cut short (max_tokens) or broken: not replayable as it stands. Kept as text.
-            self._asm.diagnostic(
-                "event_malformed",
+            self._sink.malformed(
                 f"The input of a {block.get('type')} block is not valid JSON; kept as text",
                 excerpt=text[:80],
             )
@@ -347,7 +332,7 @@ class Decoder:
         for key, value in usage.items():
             if value is not None:
                 self._usage[key] = value
-        self._asm.usage(_usage(self._usage))
+        self._sink.usage(_usage(self._usage))
 
     def _keep(self, fields: dict[str, Any]) -> None:
         # Kept verbatim on message.provider_data: which stop sequence matched, why a turn was
@@ -356,37 +341,32 @@ class Decoder:
         for key in _KEPT:
             value = fields.get(key)
             if value is not None:
-                self._asm.provider_data(key, value)
+                self._sink.provider_data(key, value)
 
     def _finish(self, reason: Any) -> None:
         self._flush_opaque()  # max_tokens may cut a server block before its content_block_stop
         raw = str(reason)
-        self._asm.finish(raw, STOP_REASONS.get(raw))
+        self._sink.finish(raw, STOP_REASONS.get(raw))
 
-    def _report_unknown(self, key: str, message: str) -> None:
-        if key not in self._reported:
-            self._reported.add(key)
-            self._asm.diagnostic("event_unknown", message, type=key)
+    def _unknown(self, key: str, message: str) -> None:
+        self._sink.unknown(key, message, type=key)
 
-    def _malformed_event(self, data: str) -> None:
-        self._malformed += 1
-        if self._malformed <= MAX_MALFORMED:
-            self._asm.diagnostic(
-                "event_malformed",
-                "An SSE event that is not a well-formed Anthropic event was skipped",
-                excerpt=data[:80],
-            )
+    def _malformed(self, excerpt: str) -> None:
+        self._sink.malformed(
+            "An SSE event that is not a well-formed Anthropic event was skipped",
+            excerpt=excerpt[:80],
+        )
 
 
-def decode_response(asm: Assembler, model: Model, body: Any, seed: str) -> None:
+def decode_response(sink: DeltaSink, model: Model, body: Any, seed: str) -> None:
     """A non-streamed ``message`` body through the same neutral deltas; ``seed`` (the body text)
     makes synthesised ids deterministic."""
     if not isinstance(body, dict):
-        asm.fail(error_from_body({"message": "The response body is not a JSON object"}))
+        sink.fail(error_from_body({"message": "The response body is not a JSON object"}))
         return
     if body.get("type") == "error" or "error" in body:
-        asm.fail(error_from_body(body, provider=model.provider))
+        sink.fail(error_from_body(body, provider=model.provider))
         return
-    decoder = Decoder(asm, model)
+    decoder = Decoder(sink, model)
     decoder.message(body, seed)
-    asm.complete()
+    sink.complete()

@@ -45,7 +45,8 @@ from ..._messages import (
 )
 from ..._models import Model
 from ..._tools.definition import Tool
-from ..prepare import Options, check_tools, prepare, same_model
+from ..contract import Options
+from ..prepare import check_tools, prepare, same_model
 
 __all__ = [
     "ANTHROPIC_VERSION",

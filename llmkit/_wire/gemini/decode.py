@@ -29,27 +29,16 @@ import json
 import re
 from typing import Any
 
-from ..._assembly.assembler import Assembler
 from ..._classify import error_from_body
 from ..._diagnostics import DiagnosticKind
 from ..._errors import APIError
 from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
-from ..._sse import SSEEvent
-from .request import SIGNATURE_CARRIER, SKIP_SIGNATURE, build, headers, url
+from ..contract import DeltaSink, Frame
+from .request import SIGNATURE_CARRIER
 
-__all__ = [
-    "FAILED",
-    "FINISH",
-    "SIGNATURE_CARRIER",
-    "SKIP_SIGNATURE",
-    "Decoder",
-    "build",
-    "decode_response",
-    "headers",
-    "url",
-]
+__all__ = ["FAILED", "FINISH", "Decoder", "decode_response"]
 
 FINISH: dict[str, StopReason] = {
     "STOP": "stop",
@@ -81,7 +70,6 @@ FAILED: dict[str, tuple[DiagnosticKind, str]] = {
 }
 """Finish reasons that mean the turn failed: the stream ends with ``Error`` (QUIRKS E4, D6)."""
 
-MAX_REPORTS = 100  # report at most this many malformed events one by one
 _ESCAPE = re.compile(r"\\(.)")
 _PATH = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]")
 
@@ -279,93 +267,79 @@ class Decoder:
     """Streamed Gemini: each SSE event is a ``GenerateContentResponse`` → neutral deltas."""
 
     __slots__ = (
-        "_asm",
         "_calls",
         "_finished",
         "_keys",
         "_model",
-        "_reports",
+        "_sink",
         "_started",
         "_streamed",
         "_text",
         "_thought",
-        "_unknown",
-        "done",
     )
 
-    def __init__(self, asm: Assembler, model: Model) -> None:
-        self._asm = asm
+    def __init__(self, sink: DeltaSink, model: Model) -> None:
+        self._sink = sink
         self._model = model
         self._started = False
         self._finished = False  # a finish reason was seen: EOF is then a clean end
-        self._reports = 0
         self._keys = 0
         self._text: int | None = None  # the open text block's key
         self._thought: int | None = None  # the open thinking block's key
         self._calls = 0  # the next call ordinal
         self._streamed: _Streamed | None = None
-        self._unknown: set[str] = set()
-        self.done = False
 
-    def feed(self, sse: SSEEvent) -> None:
+    def feed(self, sse: Frame) -> None:
         """One SSE event."""
-        if self.done:
-            return
         data = sse.data
         try:
             chunk = loads(data)
         except ValueError:
             chunk = None
         if not isinstance(chunk, dict):
-            self._report(
-                "event_malformed",
-                "An SSE event that is not a JSON object was skipped",
-                excerpt=data[:80],
+            self._sink.malformed(
+                "An SSE event that is not a JSON object was skipped", excerpt=data[:80]
             )
             return
         self.chunk(chunk, data)
 
     def eof(self) -> None:
         """End of the byte stream: complete if a finish reason was seen, else truncated."""
-        if self.done:
-            return
-        self.done = True
         if self._finished:
-            self._asm.complete()
-        else:
-            self._asm.end_of_stream()  # Gemini has no terminal event (QUIRKS A4)
+            self._sink.complete()  # Gemini has no terminal event: its end is the EOF (QUIRKS A4)
 
     def chunk(self, chunk: dict[str, Any], seed: str) -> None:
         """One ``GenerateContentResponse`` (``seed``: its text, for synthesised ids)."""
-        asm = self._asm
+        sink = self._sink
         if not self._started:
             self._started = True
-            asm.meta(chunk.get("responseId") or None, seed=seed)
+            sink.meta(chunk.get("responseId") or None, seed=seed)
         elif chunk.get("responseId"):
-            asm.meta(chunk["responseId"])
+            sink.meta(chunk["responseId"])
         if chunk.get("error"):  # an error inside a 200 stream, or an error array (A10)
-            asm.fail(error_from_body(chunk, provider=self._model.provider))
-            self.done = True
+            sink.fail(error_from_body(chunk, provider=self._model.provider))
             return
         metadata = chunk.get("usageMetadata")
         if isinstance(metadata, dict):
             usage = _usage(metadata)
             if usage is not None:
-                asm.usage(usage)  # every chunk reports usage so far; the last holds
+                sink.usage(usage)  # every chunk reports usage so far; the last holds
         candidates = chunk.get("candidates")
         for candidate in candidates if isinstance(candidates, list) else ():
             if not isinstance(candidate, dict):
                 continue
             if candidate.get("index", 0) != 0:  # Vertex leaves the index of 0 out
-                self._unknown_once("candidates", "Candidates other than the first were ignored")
+                self._sink.unknown(
+                    "candidates", "Candidates other than the first were ignored", part="candidates"
+                )
                 continue
             self._candidate(candidate)
-            if self.done:
+            if sink.ended:
                 return
         feedback = chunk.get("promptFeedback")
         if isinstance(feedback, dict) and feedback.get("blockReason") and not candidates:
             # The prompt itself was blocked: no candidate at all.
-            asm.provider_data("prompt_feedback", feedback)
+            sink.provider_data("prompt_feedback", feedback)
             self._finish(str(feedback["blockReason"]), {}, blocked=True)
 
     def _candidate(self, candidate: dict[str, Any]) -> None:
@@ -379,8 +353,8 @@ class Decoder:
             self._finish(str(reason), candidate)
 
     def _finish(self, reason: str, candidate: dict[str, Any], *, blocked: bool = False) -> None:
-        asm = self._asm
-        # asm.finish ends every open block; a streamed call still open was cut (the assembler
+        sink = self._sink
+        # sink.finish ends every open block; a streamed call still open was cut (the assembler
         # finalises it as recovered).
         self._text = self._thought = None
         self._streamed = None
@@ -388,8 +362,8 @@ class Decoder:
         if failed is not None:
             kind, what = failed
             detail = candidate.get("finishMessage")
-            asm.finish(reason, "error")
-            asm.diagnostic(
+            sink.finish(reason, "error")
+            sink.diagnostic(
                 kind,
                 f"Gemini ended the turn with {reason}: {what}",
                 finish_reason=reason,
@@ -397,14 +371,13 @@ class Decoder:
             )
             message = f"{what} ({reason})" + (f": {detail}" if detail else "")
             body = {"finishReason": reason, "finishMessage": detail}
-            asm.fail(APIError(message, provider=self._model.provider, code=reason, body=body))
-            self.done = True
+            sink.fail(APIError(message, provider=self._model.provider, code=reason, body=body))
             return
-        asm.finish(reason, "content_filter" if blocked else FINISH.get(reason))
+        sink.finish(reason, "content_filter" if blocked else FINISH.get(reason))
         self._finished = True
 
     def _part(self, part: dict[str, Any]) -> None:
-        asm = self._asm
+        sink = self._sink
         signature = part.get("thoughtSignature")
         sig = signature if isinstance(signature, str) and signature else None
         call = part.get("functionCall")
@@ -419,7 +392,7 @@ class Decoder:
                 self._end_text()
                 if self._thought is None:
                     self._thought = self._key()
-                asm.thinking(text, self._thought, signature=sig)
+                sink.thinking(text, self._thought, signature=sig)
                 if sig:
                     self._end_thought()  # a signed part is whole: never merge two (F2)
                 return
@@ -429,11 +402,13 @@ class Decoder:
                 self._end_thought()
                 if self._text is None:
                     self._text = self._key()
-                asm.text(text, self._text)
+                sink.text(text, self._text)
             return
         kind = next((k for k in part if k not in ("thoughtSignature", "thought")), None)
         if kind is not None:
-            self._unknown_once(kind, f"A {kind} part is not modelled by llmkit and was skipped")
+            self._sink.unknown(
+                kind, f"A {kind} part is not modelled by llmkit and was skipped", part=kind
+            )
         if sig:
             self._carry(sig, on_text=False)  # the signature must not be lost with its part
 
@@ -447,11 +422,11 @@ class Decoder:
         replay: dict[str, Any] = {"gemini": SIGNATURE_CARRIER}
         if on_text:
             replay["next"] = True
-        self._asm.thinking("", key, signature=sig, replay=replay)
-        self._asm.end_thinking(key)
+        self._sink.thinking("", key, signature=sig, replay=replay)
+        self._sink.end_thinking(key)
 
     def _function_call(self, call: dict[str, Any], sig: str | None) -> None:
-        asm = self._asm
+        sink = self._sink
         replay = {"thoughtSignature": sig} if sig else None
         name = call.get("name") if isinstance(call.get("name"), str) else None
         call_id = call.get("id") if isinstance(call.get("id"), str) else None
@@ -462,12 +437,10 @@ class Decoder:
         if streamed is not None and not name:
             # The next fragment of the call being streamed (Vertex, QUIRKS D8).
             if call_id or replay:
-                asm.tool_call(streamed.ordinal, call_id or None, replay=replay)
+                sink.tool_call(streamed.ordinal, call_id or None, replay=replay)
             self._partial(streamed, partial)
             if isinstance(args, dict) and args:
-                self._report(
-                    "event_malformed", "Whole arguments arrived on a streamed call; ignored"
-                )
+                self._sink.malformed("Whole arguments arrived on a streamed call; ignored")
             if not more:
                 self._end_streamed()
             return
@@ -478,16 +451,16 @@ class Decoder:
         ordinal = self._calls
         self._calls += 1
         if args is not None and not isinstance(args, dict):
-            self._report("event_malformed", "functionCall.args is not an object; ignored")
+            self._sink.malformed("functionCall.args is not an object; ignored")
         whole = args if isinstance(args, dict) else None
-        asm.tool_call(ordinal, call_id or None, name, whole, replay=replay)
+        sink.tool_call(ordinal, call_id or None, name, whole, replay=replay)
         if partial or more:
             self._streamed = _Streamed(ordinal)
             self._partial(self._streamed, partial)
             if not more:
                 self._end_streamed()
             return
-        asm.end_tool_call(ordinal)  # one part is one whole call (QUIRKS D1)
+        sink.end_tool_call(ordinal)  # one part is one whole call (QUIRKS D1)
 
     def _partial(self, streamed: _Streamed, fragments: Any) -> None:
         if not isinstance(fragments, list):
@@ -498,9 +471,9 @@ class Decoder:
                 continue
             text = writer.add(fragment)
             if text:
-                self._asm.tool_call(streamed.ordinal, arguments=text)
+                self._sink.tool_call(streamed.ordinal, arguments=text)
         for where, problem in writer.problems:
-            self._report("event_malformed", f"partialArgs: {problem}", json_path=where)
+            self._sink.malformed(f"partialArgs: {problem}", json_path=where)
         writer.problems.clear()
 
     def _end_streamed(self) -> None:
@@ -510,8 +483,8 @@ class Decoder:
         self._streamed = None
         text = streamed.writer.close()
         if text:
-            self._asm.tool_call(streamed.ordinal, arguments=text)
-        self._asm.end_tool_call(streamed.ordinal)
+            self._sink.tool_call(streamed.ordinal, arguments=text)
+        self._sink.end_tool_call(streamed.ordinal)
 
     def _key(self) -> int:
         self._keys += 1
@@ -519,26 +492,16 @@ class Decoder:
 
     def _end_text(self) -> None:
         if self._text is not None:
-            self._asm.end_text(self._text)
+            self._sink.end_text(self._text)
             self._text = None
 
     def _end_thought(self) -> None:
         if self._thought is not None:
-            self._asm.end_thinking(self._thought)
+            self._sink.end_thinking(self._thought)
             self._thought = None
 
-    def _unknown_once(self, kind: str, message: str) -> None:
-        if kind not in self._unknown:
-            self._unknown.add(kind)
-            self._asm.diagnostic("event_unknown", message, part=kind)
 
-    def _report(self, kind: DiagnosticKind, message: str, **details: Any) -> None:
-        self._reports += 1
-        if self._reports <= MAX_REPORTS:
-            self._asm.diagnostic(kind, message, **details)
-
-
-def decode_response(asm: Assembler, model: Model, body: Any, seed: str) -> None:
+def decode_response(sink: DeltaSink, model: Model, body: Any, seed: str) -> None:
     """A non-streamed ``generateContent`` body through the same neutral deltas.
 
     Also takes the JSON array ``streamGenerateContent`` sends without ``alt=sse`` (QUIRKS
@@ -546,12 +509,12 @@ def decode_response(asm: Assembler, model: Model, body: Any, seed: str) -> None:
     body text) makes synthesised ids deterministic when there is no response id.
     """
     chunks = body if isinstance(body, list) else [body]
-    decoder = Decoder(asm, model)
+    decoder = Decoder(sink, model)
     for chunk in chunks:
         if not isinstance(chunk, dict):
-            asm.fail(error_from_body({"message": "The response body is not a JSON object"}))
+            sink.fail(error_from_body({"message": "The response body is not a JSON object"}))
             return
         decoder.chunk(chunk, seed)
-        if decoder.done:
+        if sink.ended:
             return
-    asm.complete()  # the body is whole: a missing finish reason is inferred, not truncation
+    sink.complete()  # the body is whole: a missing finish reason is inferred, not truncation

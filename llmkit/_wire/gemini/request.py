@@ -41,7 +41,8 @@ from ..._messages import (
 )
 from ..._models import Model
 from ..._tools.definition import Tool
-from ..prepare import Options, check_tools, prepare, same_model
+from ..contract import Options
+from ..prepare import check_tools, prepare, same_model
 
 __all__ = [
     "OPENAPI_SUBSET_MODELS",

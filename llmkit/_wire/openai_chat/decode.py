@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._assembly.assembler import Assembler
 from ..._classify import error_from_body
 from ..._errors import ServerError
 from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
-from ..._sse import SSEEvent
-from .request import build, headers, url
+from ..contract import DeltaSink, Frame
+from ..values import count, obj, seq, text, wrong_type
 
-__all__ = ["Decoder", "build", "decode_response", "headers", "url"]
+__all__ = ["Decoder", "decode_response"]
 
 FINISH: dict[str, StopReason] = {
     "stop": "stop",
@@ -30,30 +29,30 @@ FINISH: dict[str, StopReason] = {
     "content_filter": "content_filter",
     "eos": "stop",  # some local servers
 }
-MAX_MALFORMED = 100  # report at most this many malformed events one by one
 _MERGED = ("text", "summary", "data", "signature")  # reasoning_details fields that stream
 
 
-def _usage(u: dict[str, Any]) -> Usage:
+def _usage(sink: DeltaSink, u: dict[str, Any]) -> Usage:
     """Usage in llmkit's convention. OpenAI's ``prompt_tokens`` already includes cached tokens
     and ``completion_tokens`` reasoning tokens; the exceptions are recognised from the numbers."""
-    pd = u.get("prompt_tokens_details") or {}
-    cd = u.get("completion_tokens_details") or {}
-    prompt, output = u.get("prompt_tokens"), u.get("completion_tokens")
-    reasoning = cd.get("reasoning_tokens")
+    pd = obj(sink, u.get("prompt_tokens_details"), "usage.prompt_tokens_details") or {}
+    cd = obj(sink, u.get("completion_tokens_details"), "usage.completion_tokens_details") or {}
+    prompt = count(sink, u.get("prompt_tokens"), "usage.prompt_tokens")
+    output = count(sink, u.get("completion_tokens"), "usage.completion_tokens")
+    reasoning = count(sink, cd.get("reasoning_tokens"), "usage.reasoning_tokens")
     if (
-        isinstance(output, int)
-        and isinstance(reasoning, int)
-        and isinstance(prompt, int)
+        output is not None
+        and reasoning is not None
+        and prompt is not None
         and reasoning > 0
         and u.get("total_tokens") == prompt + output + reasoning
     ):
         # xAI leaves reasoning out of completion_tokens (total = prompt + completion +
         # reasoning); llmkit's output always includes it.
         output += reasoning
-    cached = pd.get("cached_tokens")
-    if cached is None:
-        cached = u.get("prompt_cache_hit_tokens")  # DeepSeek
+    cached = count(sink, pd.get("cached_tokens"), "usage.cached_tokens")
+    if cached is None:  # DeepSeek
+        cached = count(sink, u.get("prompt_cache_hit_tokens"), "usage.prompt_cache_hit_tokens")
     return Usage(input=prompt, output=output, cache_read=cached, reasoning=reasoning)
 
 
@@ -61,86 +60,77 @@ class Decoder:
     """Streamed Chat Completions: SSE events → neutral deltas."""
 
     __slots__ = (
-        "_asm",
         "_details",
         "_fields",
-        "_malformed",
         "_model",
-        "_other_choices",
         "_refusal",
+        "_sink",
         "_started",
-        "done",
     )
 
-    def __init__(self, asm: Assembler, model: Model) -> None:
-        self._asm = asm
+    def __init__(self, sink: DeltaSink, model: Model) -> None:
+        self._sink = sink
         self._model = model
         self._fields = model.compat.reasoning_fields
         self._started = False
-        self._malformed = 0
         self._refusal = False
-        self._other_choices = False
         self._details: dict[Any, dict[str, Any]] = {}  # OpenRouter reasoning_details by index
-        self.done = False
 
-    def feed(self, sse: SSEEvent) -> None:
+    def feed(self, sse: Frame) -> None:
         """One SSE event."""
         data = sse.data
-        if self.done:
-            return  # anything after [DONE] (or a terminal error) is ignored (QUIRKS A4)
-        if data == "[DONE]":
-            self.done = True
-            self._asm.complete()
+        if data == "[DONE]":  # the terminal event; what follows is not read (QUIRKS A4)
+            self._sink.complete()
             return
         try:
             chunk = loads(data)
         except ValueError:
             chunk = None
         if not isinstance(chunk, dict):
-            self._malformed_event(data)
+            self._sink.malformed(
+                "An SSE event that is not a JSON object was skipped", excerpt=data[:80]
+            )
             return
         self.chunk(chunk, data)
 
     def chunk(self, chunk: dict[str, Any], seed: str, *, whole: bool = False) -> None:
         """One decoded chunk (``whole``: a non-streamed body, whose calls have no index)."""
-        asm = self._asm
+        sink = self._sink
         if not self._started:
             self._started = True
-            asm.meta(chunk.get("id") or None, seed=seed)
+            sink.meta(chunk.get("id") or None, seed=seed)
         elif chunk.get("id"):
-            asm.meta(chunk["id"])
+            sink.meta(chunk["id"])
         if chunk.get("error"):  # an error payload inside a 200 stream (QUIRKS A5, A7)
-            asm.fail(error_from_body(chunk, provider=self._model.provider))
-            self.done = True
+            sink.fail(error_from_body(chunk, provider=self._model.provider))
             return
         usage = chunk.get("usage")
-        if usage is None and "x_groq" in chunk:
-            usage = (chunk["x_groq"] or {}).get("usage")  # Groq's own place for it
+        if usage is None and "x_groq" in chunk:  # Groq's own place for it
+            usage = (obj(sink, chunk["x_groq"], "x_groq") or {}).get("usage")
+        usage = obj(sink, usage, "usage")
         if usage:  # any chunk may carry usage; the last one holds (QUIRKS A8, J1)
-            asm.usage(_usage(usage))
+            sink.usage(_usage(sink, usage))
         choices = chunk.get("choices")
         if choices is None and whole:
             # OpenRouter: a body with null choices and no error is a transient failure (A7)
-            asm.fail(ServerError("The response had no choices", provider=self._model.provider))
-            self.done = True
+            sink.fail(ServerError("The response had no choices", provider=self._model.provider))
             return
-        for choice in choices or ():  # never index choices[0] blindly (QUIRKS A8)
+        for choice in seq(sink, choices, "choices"):  # never index choices[0] blindly (A8)
             if isinstance(choice, dict):
                 self._choice(choice, whole)
 
     def eof(self) -> None:
-        """End of the byte stream."""
-        if not self.done:
-            self._asm.end_of_stream()
+        """End of the bytes: nothing to add (``[DONE]`` is the terminal event)."""
 
     def _choice(self, choice: dict[str, Any], whole: bool) -> None:
-        asm = self._asm
+        sink = self._sink
         if choice.get("index", 0) != 0:
-            if not self._other_choices:
-                self._other_choices = True
-                asm.diagnostic("event_unknown", "Choices other than the first were ignored (n > 1)")
+            sink.unknown("choices", "Choices other than the first were ignored (n > 1)")
             return
-        delta = choice.get("delta") or choice.get("message") or {}
+        delta = choice.get("delta")
+        if delta is None:
+            delta = choice.get("message")
+        delta = obj(sink, delta, "choice.delta") or {}
         # One pass over the delta's keys (usually one or two) rather than a lookup per field.
         content = reasoning = refusal = calls = details = None
         fields = self._fields
@@ -164,29 +154,31 @@ class Decoder:
             elif key == "reasoning_details":
                 details = value
         if reasoning is not None:
-            asm.thinking(reasoning[1])
+            sink.thinking(reasoning[1])
         if details and isinstance(details, list):
             self._reasoning_details(details)
         if content:
             if isinstance(content, str):
-                asm.text(content)
+                sink.text(content)
             elif isinstance(content, list):
                 self._content_parts(content)
-        if refusal:
-            self._refusal = True
-            asm.text(refusal)
+        if refusal is not None:
+            refusal = text(sink, refusal, "delta.refusal")
+            if refusal:
+                self._refusal = True
+                sink.text(refusal)
         if calls:
-            tool_call = asm.tool_call
-            for position, tc in enumerate(calls):
+            tool_call = sink.tool_call
+            for position, tc in enumerate(seq(sink, calls, "delta.tool_calls")):
                 if not isinstance(tc, dict):
                     continue
-                fn = tc.get("function") or {}
+                fn = obj(sink, tc.get("function"), "tool_call.function") or {}
                 if len(fn) == 1 and not tc.get("id") and "extra_content" not in tc and not whole:
                     # Most deltas: {"index": i, "function": {"arguments": "..."}}; the
                     # assembler checks the rest.
                     index, args = tc.get("index"), fn.get("arguments")
                     if index.__class__ is int and args.__class__ is str:
-                        asm.arguments(index, args)
+                        sink.arguments(index, args)
                         continue
                 extra = tc.get("extra_content")
                 tool_call(
@@ -200,23 +192,23 @@ class Decoder:
         self._choice_end(choice)
 
     def _choice_end(self, choice: dict[str, Any]) -> None:
-        asm = self._asm
-        if choice.get("usage"):  # Moonshot reports usage inside the choice
-            asm.usage(_usage(choice["usage"]))
+        sink = self._sink
+        usage = obj(sink, choice.get("usage"), "choice.usage")
+        if usage:  # Moonshot reports usage inside the choice
+            sink.usage(_usage(sink, usage))
         native = choice.get("native_finish_reason")
         if native:
-            asm.provider_data("native_finish_reason", native)  # OpenRouter (QUIRKS E5)
-        reason = choice.get("finish_reason")
+            sink.provider_data("native_finish_reason", native)  # OpenRouter (QUIRKS E5)
+        reason = text(sink, choice.get("finish_reason"), "finish_reason")
         if reason:
             if reason == "error":  # OpenRouter: an error after generation started (A7, E5)
                 body = {"error": choice.get("error") or {"message": "finish_reason: error"}}
-                asm.fail(error_from_body(body, provider=self._model.provider))
-                self.done = True
+                sink.fail(error_from_body(body, provider=self._model.provider))
                 return
             mapped = FINISH.get(reason)
             if mapped == "stop" and self._refusal:
                 mapped = "refusal"
-            asm.finish(reason, mapped)
+            sink.finish(reason, mapped)
 
     def _content_parts(self, parts: list[Any]) -> None:
         # Mistral magistral sends content as typed parts, thinking included.
@@ -224,11 +216,11 @@ class Decoder:
             if not isinstance(part, dict):
                 continue
             if part.get("type") == "text" and isinstance(part.get("text"), str):
-                self._asm.text(part["text"])
+                self._sink.text(part["text"])
             elif part.get("type") == "thinking":
-                for inner in part.get("thinking") or ():
+                for inner in seq(self._sink, part.get("thinking"), "content.thinking"):
                     if isinstance(inner, dict) and isinstance(inner.get("text"), str):
-                        self._asm.thinking(inner["text"])
+                        self._sink.thinking(inner["text"])
 
     def _reasoning_details(self, details: list[Any]) -> None:
         """OpenRouter ``reasoning_details``: kept verbatim, streamed pieces merged by
@@ -237,6 +229,9 @@ class Decoder:
             if not isinstance(item, dict):
                 continue
             key = item.get("index", len(self._details))
+            if not isinstance(key, (int, str)):
+                wrong_type(self._sink, "reasoning_details.index", key, "an index")
+                key = len(self._details)
             merged = self._details.get(key)
             if merged is None:
                 self._details[key] = dict(item)
@@ -246,32 +241,16 @@ class Decoder:
                     merged[field] = (merged.get(field) or "") + value
                 elif field not in merged or merged[field] is None:
                     merged[field] = value
-        self._asm.provider_data("reasoning_details", list(self._details.values()))
-
-    def _malformed_event(self, data: str) -> None:
-        self._malformed += 1
-        if self._malformed <= MAX_MALFORMED:
-            self._asm.diagnostic(
-                "event_malformed",
-                "An SSE event that is not a JSON object was skipped",
-                excerpt=data[:80],
-            )
-        elif self._malformed == MAX_MALFORMED + 1:
-            # Bounded: a server spewing garbage must not grow the message without end.
-            self._asm.diagnostic(
-                "event_malformed",
-                f"More than {MAX_MALFORMED} malformed events: further ones are skipped unreported",
-                suppressed=True,
-            )
+        self._sink.provider_data("reasoning_details", list(self._details.values()))
 
 
-def decode_response(asm: Assembler, model: Model, body: Any, seed: str) -> None:
+def decode_response(sink: DeltaSink, model: Model, body: Any, seed: str) -> None:
     """A non-streamed ``chat.completion`` body through the same neutral deltas; ``seed`` (the
     body text) makes synthesised ids deterministic."""
     if not isinstance(body, dict):
-        asm.fail(error_from_body({"message": "The response body is not a JSON object"}))
+        sink.fail(error_from_body({"message": "The response body is not a JSON object"}))
         return
-    decoder = Decoder(asm, model)
+    decoder = Decoder(sink, model)
     decoder.chunk(body, seed, whole=True)
-    if not decoder.done:
-        asm.complete()
+    if not sink.ended:
+        sink.complete()

@@ -24,7 +24,8 @@ from ..._messages import (
     UserMessage,
 )
 from ..._models import Model
-from ..prepare import Options, arguments_json, check_tools, prepare, same_model
+from ..contract import Options
+from ..prepare import arguments_json, check_tools, prepare, same_model
 
 __all__ = ["build", "headers", "url"]
 

@@ -35,15 +35,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..._assembly.assembler import Assembler
 from ..._classify import error_from_body
 from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
-from ..._sse import SSEEvent
-from .request import CUSTOM, build
+from .. import values
+from ..contract import DeltaSink, Frame
+from .request import CUSTOM
 
-__all__ = ["Decoder", "build", "decode_response", "headers", "url"]
+__all__ = ["Decoder", "decode_response"]
 
 INCOMPLETE: dict[str, StopReason] = {
     "max_output_tokens": "length",
@@ -51,34 +51,27 @@ INCOMPLETE: dict[str, StopReason] = {
 }
 KINDS = frozenset({"message", "reasoning", "function_call", CUSTOM})
 THINKING_SEPARATOR = "\n\n"  # between the summary / reasoning-text parts of one item
-MAX_MALFORMED = 100  # report at most this many malformed events one by one
 # Events that carry nothing the assembler needs beyond what their siblings carry.
 _QUIET = frozenset({"response.queued"})
 
 
-def headers(model: Model, api_key: str | None) -> dict[str, str]:
-    """Auth headers: ``Authorization: Bearer`` (no header when there is no key)."""
-    return {"authorization": f"Bearer {api_key}"} if api_key else {}
-
-
-def url(model: Model, base_url: str, *, stream: bool) -> str:
-    """The endpoint."""
-    return base_url.rstrip("/") + "/responses"
-
-
-def _usage(u: Any) -> Usage | None:
-    if not isinstance(u, dict):
+def _usage(sink: DeltaSink, value: Any) -> Usage | None:
+    u = values.obj(sink, value, "usage")
+    if u is None:
         return None
     # input_tokens counts every input token (cache reads and writes are parts of it) and
     # output_tokens includes reasoning tokens: already llmkit's convention. A count that was
     # not reported stays None, never guessed (J1).
-    details = u.get("input_tokens_details") or {}
+    details = values.obj(sink, u.get("input_tokens_details"), "usage.input_tokens_details") or {}
+    out = values.obj(sink, u.get("output_tokens_details"), "usage.output_tokens_details") or {}
     return Usage(
-        input=u.get("input_tokens"),
-        output=u.get("output_tokens"),
-        cache_read=details.get("cached_tokens"),
-        cache_write=details.get("cache_write_tokens"),
-        reasoning=(u.get("output_tokens_details") or {}).get("reasoning_tokens"),
+        input=values.count(sink, u.get("input_tokens"), "usage.input_tokens"),
+        output=values.count(sink, u.get("output_tokens"), "usage.output_tokens"),
+        cache_read=values.count(sink, details.get("cached_tokens"), "usage.cached_tokens"),
+        cache_write=values.count(
+            sink, details.get("cache_write_tokens"), "usage.cache_write_tokens"
+        ),
+        reasoning=values.count(sink, out.get("reasoning_tokens"), "usage.reasoning_tokens"),
     )
 
 
@@ -103,21 +96,18 @@ class Decoder:
     """Streamed Responses: SSE events → neutral deltas (see the module docstring)."""
 
     __slots__ = (
-        "_asm",
         "_by_id",
         "_calls",
         "_items",
-        "_malformed",
         "_model",
         "_phases",
         "_refusal",
-        "_reported",
+        "_sink",
         "_started",
-        "done",
     )
 
-    def __init__(self, asm: Assembler, model: Model) -> None:
-        self._asm = asm
+    def __init__(self, sink: DeltaSink, model: Model) -> None:
+        self._sink = sink
         self._model = model
         self._items: dict[int, _Item] = {}
         self._by_id: dict[str, int] = {}  # item_id → output_index, for events without an index
@@ -125,18 +115,11 @@ class Decoder:
         self._phases: list[str | None] = []  # per text part, in content order
         self._refusal = False
         self._started = False
-        self._malformed = 0
-        self._reported: set[str] = set()  # event / item types already reported as unknown
-        self.done = False
 
     # -- input ----------------------------------------------------------------------------
 
-    def feed(self, sse: SSEEvent) -> None:
+    def feed(self, sse: Frame) -> None:
         """One SSE event."""
-        if self.done:
-            # A trailing `data: [DONE]` some proxies add (QUIRKS A4), or a recording that
-            # holds several responses: the first terminal event ends this one.
-            return
         data = sse.data
         if data == "[DONE]":
             return
@@ -145,7 +128,9 @@ class Decoder:
         except ValueError:
             event = None
         if not isinstance(event, dict):
-            self._malformed_event(data)
+            self._sink.malformed(
+                "An SSE event that is not a JSON object was skipped", excerpt=data[:80]
+            )
             return
         if not isinstance(event.get("type"), str):
             event["type"] = sse.event  # the data's own type is authoritative when present
@@ -155,7 +140,7 @@ class Decoder:
         """One decoded event (``seed``: its text, for deterministic ids before any id came)."""
         if not self._started:
             self._started = True
-            self._asm.meta(_response_id(event), seed=seed)
+            self._sink.meta(_response_id(event), seed=seed)
         handler = _HANDLERS.get(event["type"])
         if handler is not None:
             handler(self, event)
@@ -163,17 +148,16 @@ class Decoder:
             self._unknown_event(event)
 
     def eof(self) -> None:
-        """End of the byte stream: without a terminal event it was truncated (QUIRKS A4)."""
-        if not self.done:
-            self._asm.end_of_stream()
+        """End of the bytes: nothing to add. Without a terminal event first (a trailing
+        ``[DONE]`` some proxies add is not one) the stream was truncated (QUIRKS A4)."""
 
     # -- lifecycle ------------------------------------------------------------------------
 
     def _meta(self, event: dict[str, Any]) -> None:
-        self._asm.meta(_response_id(event))
+        self._sink.meta(_response_id(event))
 
     def _completed(self, event: dict[str, Any]) -> None:
-        response = event.get("response") or {}
+        response = values.obj(self._sink, event.get("response"), "response") or {}
         self._reconcile(response)
         self._usage(response)
         status = response.get("status") or "completed"
@@ -184,29 +168,28 @@ class Decoder:
             mapped = "tool_use"
         else:
             mapped = "refusal" if self._refusal else "stop"
-        self._asm.finish(str(status), mapped)
-        self._terminal(complete=True)
+        self._sink.finish(str(status), mapped)
+        self._sink.complete()
 
     def _incomplete(self, event: dict[str, Any]) -> None:
-        response = event.get("response") or {}
+        response = values.obj(self._sink, event.get("response"), "response") or {}
         self._reconcile(response)
         self._usage(response)
         details = response.get("incomplete_details") or {}
         reason = details.get("reason") if isinstance(details, dict) else None
         raw = reason if isinstance(reason, str) and reason else "incomplete"
         # max_output_tokens → length, content_filter; anything else is reported as unknown.
-        self._asm.finish(raw, INCOMPLETE.get(raw))
-        self._terminal(complete=True)
+        self._sink.finish(raw, INCOMPLETE.get(raw))
+        self._sink.complete()
 
     def _failed(self, event: dict[str, Any]) -> None:
-        response = event.get("response") or {}
+        response = values.obj(self._sink, event.get("response"), "response") or {}
         self._reconcile(response)  # keep what was generated before the failure
         self._usage(response)
         err = response.get("error")
         if not isinstance(err, dict):
             err = {"message": "The response failed (response.failed without an error object)"}
-        self._asm.fail(error_from_body({"error": err}, provider=self._model.provider))
-        self._terminal(complete=False)
+        self._sink.fail(error_from_body({"error": err}, provider=self._model.provider))
 
     def _error(self, event: dict[str, Any]) -> None:
         # Two shapes are seen: {"type": "error", "code", "message", "param"} (the documented
@@ -214,29 +197,20 @@ class Decoder:
         err = event.get("error")
         if not isinstance(err, dict):
             err = {k: event[k] for k in ("code", "message", "param") if k in event}
-        self._asm.fail(error_from_body({"error": err}, provider=self._model.provider))
-        self._terminal(complete=False)
-
-    def _terminal(self, *, complete: bool) -> None:
-        if complete:
-            self._asm.complete()
-        self.done = True
+        self._sink.fail(error_from_body({"error": err}, provider=self._model.provider))
 
     def _usage(self, response: dict[str, Any]) -> None:
-        usage = _usage(response.get("usage"))
+        usage = _usage(self._sink, response.get("usage"))
         if usage is not None:
-            self._asm.usage(usage)
+            self._sink.usage(usage)
 
     def _reconcile(self, response: dict[str, Any]) -> None:
         """Back-fill from the terminal event's ``output``: items never streamed, or not
         finished, are completed from it (a server may send only the final response)."""
-        output = response.get("output")
-        if not isinstance(output, list):
-            return
-        for position, obj in enumerate(output):
+        for position, obj in enumerate(values.seq(self._sink, response.get("output"), "output")):
             if not isinstance(obj, dict):
                 continue
-            index = self._by_id.get(obj.get("id") or "")
+            index = self._by_id.get(_id(obj.get("id")))
             if index is None:
                 known = self._items.get(position)
                 # ids may rotate between events (Copilot): fall back to position and type
@@ -251,7 +225,7 @@ class Decoder:
         index = event.get("output_index")
         if isinstance(index, int):
             return index
-        return self._by_id.get(event.get("item_id") or "")
+        return self._by_id.get(_id(event.get("item_id")))
 
     def _item(self, index: int, kind: str) -> _Item:
         item = self._items.get(index)
@@ -276,10 +250,10 @@ class Decoder:
             return existing
         kind = _kind(obj)
         item = self._item(index, kind)
-        asm = self._asm
+        sink = self._sink
         if kind == "ignored":
             item_type = str(obj.get("type"))
-            self._report_once(
+            self._once(
                 f"item:{item_type}",
                 f"An output item of type {item_type!r} has no place in the message; ignored",
                 item_type=item_type,
@@ -288,7 +262,7 @@ class Decoder:
             replay: dict[str, Any] = {"item_id": item_id} if item_id else {}
             if kind == CUSTOM:
                 replay["type"] = CUSTOM
-            asm.tool_call(
+            sink.tool_call(
                 index,
                 obj.get("call_id") or None,
                 obj.get("name") or None,
@@ -300,7 +274,7 @@ class Decoder:
         elif kind == "reasoning" and item_id:
             # Opened here so the part keeps its place before the call it belongs to (F4); the
             # encrypted content is taken from .done only (.added may carry an incomplete one).
-            asm.thinking(key=index, replay={"id": item_id})
+            sink.thinking(key=index, replay={"id": item_id})
         self._fill(obj, item)
         return item
 
@@ -316,27 +290,27 @@ class Decoder:
             return
         self._fill(obj, item)
         item.ended = True
-        asm = self._asm
+        sink = self._sink
         if item.kind == "message":
-            asm.end_text(index)
+            sink.end_text(index)
         elif item.kind == "reasoning":
-            asm.thinking(key=index, replay=_reasoning_replay(obj))
-            asm.end_thinking(index)
+            sink.thinking(key=index, replay=_reasoning_replay(obj))
+            sink.end_thinking(index)
         elif item.kind != "ignored":
-            asm.end_tool_call(index)
+            sink.end_tool_call(index)
 
     def _fill(self, obj: dict[str, Any], item: _Item) -> None:
         """Back-fill an item from its complete form (``.added`` with content, ``.done``)."""
         kind = item.kind
         if kind == "message" and _kind(obj) == "message":
-            for ci, part in enumerate(obj.get("content") or ()):
+            for ci, part in enumerate(values.seq(self._sink, obj.get("content"), "content")):
                 if isinstance(part, dict):
                     self._fill_part(item, ci, part)
         elif kind == "reasoning" and _kind(obj) == "reasoning":
-            for si, part in enumerate(obj.get("summary") or ()):
+            for si, part in enumerate(values.seq(self._sink, obj.get("summary"), "summary")):
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     self._backfill(item, ("summary", si), part["text"])
-            for ci, part in enumerate(obj.get("content") or ()):
+            for ci, part in enumerate(values.seq(self._sink, obj.get("content"), "content")):
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     self._backfill(item, ("content", ci), part["text"])
         elif kind in ("function_call", CUSTOM) and _kind(obj) == kind:
@@ -359,7 +333,7 @@ class Decoder:
         if not delta:
             return
         if item.ended:
-            self._report_once(
+            self._once(
                 f"late:{item.index}",
                 f"A delta arrived after output item {item.index} was done; ignored",
                 output_index=item.index,
@@ -373,7 +347,7 @@ class Decoder:
             item.texts[segment] = [delta]
         else:
             pieces.append(delta)
-        asm = self._asm
+        sink = self._sink
         if kind in ("text", "refusal"):
             if kind == "refusal":
                 self._refusal = True  # the turn is a refusal (DESIGN stop reasons)
@@ -382,15 +356,15 @@ class Decoder:
                 self._phases.append(item.phase)
                 if any(self._phases):
                     # gpt-5.x labels messages; the label is sent back with the text on replay
-                    asm.provider_data("message_phases", list(self._phases))
-            asm.text(delta, key=item.index)
+                    sink.provider_data("message_phases", list(self._phases))
+            sink.text(delta, key=item.index)
         elif kind == "args":
-            asm.arguments(item.index, delta)
+            sink.arguments(item.index, delta)
         else:  # reasoning: summary or reasoning-text parts of one item, one ThinkingPart
             if first and item.thought:
                 delta = THINKING_SEPARATOR + delta
             item.thought = True
-            asm.thinking(delta, key=item.index)
+            sink.thinking(delta, key=item.index)
 
     def _backfill(self, item: _Item, segment: tuple[str, int], final: str) -> None:
         """A segment's complete text: feed what the deltas missed, report a contradiction."""
@@ -405,8 +379,7 @@ class Decoder:
             return
         # The deltas and the done value disagree: the streamed text was already delivered as
         # events, so it stays (the message must equal what the events said).
-        self._asm.diagnostic(
-            "event_malformed",
+        self._sink.malformed(
             f"The complete {segment[0]} of output item {item.index} contradicts its streamed "
             "deltas; kept the streamed text",
             output_index=item.index,
@@ -424,7 +397,7 @@ class Decoder:
         item = self._item(index, kind)
         if item.kind != kind:
             if item.kind != "ignored":  # an ignored item's events were reported with it
-                self._report_once(
+                self._once(
                     f"kind:{index}:{event['type']}",
                     f"{event['type']!r} arrived for output item {index}, a {item.kind!r}; ignored",
                     output_index=index,
@@ -460,32 +433,24 @@ class Decoder:
 
     # -- reporting ------------------------------------------------------------------------
 
+    def _once(self, key: str, message: str, *, malformed: bool = False, **details: Any) -> None:
+        if malformed:
+            self._sink.malformed(message, once=key, **details)
+        else:
+            self._sink.unknown(key, message, **details)
+
     def _unknown_event(self, event: dict[str, Any]) -> None:
         index = self._index(event)
         item = self._items.get(index) if index is not None else None
         if item is not None and item.kind == "ignored":
             return  # an event of an ignored item (web search, image generation): reported once
         etype = str(event.get("type"))
-        self._report_once(etype, f"Unknown event type {etype!r} ignored", event_type=etype)
+        self._once(etype, f"Unknown event type {etype!r} ignored", event_type=etype)
 
-    def _report_once(
-        self, key: str, message: str, *, malformed: bool = False, **details: Any
-    ) -> None:
-        if key in self._reported:
-            return
-        self._reported.add(key)
-        self._asm.diagnostic(
-            "event_malformed" if malformed else "event_unknown", message, **details
-        )
 
-    def _malformed_event(self, data: str) -> None:
-        self._malformed += 1
-        if self._malformed <= MAX_MALFORMED:
-            self._asm.diagnostic(
-                "event_malformed",
-                "An SSE event that is not a JSON object was skipped",
-                excerpt=data[:80],
-            )
+def _id(value: Any) -> str:
+    """An item id to look up ("" for none; a non-string id identifies nothing)."""
+    return value if isinstance(value, str) else ""
 
 
 def _response_id(event: dict[str, Any]) -> str | None:
@@ -549,16 +514,16 @@ _HANDLERS: dict[str, _Handler] = {
 }
 
 
-def decode_response(asm: Assembler, model: Model, body: Any, seed: str) -> None:
+def decode_response(sink: DeltaSink, model: Model, body: Any, seed: str) -> None:
     """A non-streamed ``response`` object through the same neutral deltas; ``seed`` (the body
     text) makes synthesised ids deterministic."""
     if not isinstance(body, dict):
-        asm.fail(error_from_body({"message": "The response body is not a JSON object"}))
+        sink.fail(error_from_body({"message": "The response body is not a JSON object"}))
         return
     if body.get("object") != "response" and body.get("error"):
-        asm.fail(error_from_body(body, provider=model.provider))  # an error body
+        sink.fail(error_from_body(body, provider=model.provider))  # an error body
         return
-    decoder = Decoder(asm, model)
+    decoder = Decoder(sink, model)
     status = body.get("status")
     kind = {"incomplete": "response.incomplete", "failed": "response.failed"}.get(
         str(status), "response.completed"

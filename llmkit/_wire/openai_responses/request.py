@@ -35,12 +35,23 @@ from ..._messages import (
 )
 from ..._models import Model
 from ..._tools.definition import Tool
-from ..prepare import Options, arguments_json, check_tools, prepare, same_model
+from ..contract import Options
+from ..prepare import arguments_json, check_tools, prepare, same_model
 
-__all__ = ["build"]
+__all__ = ["build", "headers", "url"]
 
 IMAGE_PLACEHOLDER = "[image omitted: the model cannot see images]"
 CUSTOM = "custom_tool_call"  # ToolCall.replay["type"] of a freeform (custom tool) call
+
+
+def headers(model: Model, api_key: str | None) -> dict[str, str]:
+    """Auth headers: ``Authorization: Bearer`` (no header when there is no key)."""
+    return {"authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+def url(model: Model, base_url: str, *, stream: bool) -> str:
+    """The endpoint."""
+    return base_url.rstrip("/") + "/responses"
 
 
 def build(

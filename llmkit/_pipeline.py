@@ -1,0 +1,132 @@
+"""The decoding pipeline: one response's bytes → frames → its wire's decoder → the assembler →
+events. No I/O: ``stream()``/``astream()``, ``complete()`` and ``parse_stream()`` all push bytes
+through a :class:`Pipeline` and only move them.
+
+The rules that end a stream live here, once, for every wire: once the assembler has ended
+(the wire's terminal event, an in-stream error, an abort), nothing more is decoded — a proxy's
+trailing ``[DONE]`` included (docs/quirks.md A4); the end of the bytes without a terminal event
+is ``stream_truncated``; an event larger than the size bound ends the stream with an error.
+Nothing here catches an exception of llmkit's own code: a decoder or the assembler raising is a
+bug, and it propagates (``parse_stream`` raises it; the streams end with an ``Error`` that has
+it as ``__cause__``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import _wire
+from ._assembly.assembler import Assembler
+from ._diagnostics import Diagnostic
+from ._errors import StreamError
+from ._events import Event
+from ._messages import AssistantMessage
+from ._models import Model
+from ._sse import DEFAULT_MAX_EVENT_SIZE, EventTooLarge
+from ._wire.contract import Decoder, DeltaSink, FrameDecoder
+
+__all__ = ["Pipeline"]
+
+
+class Pipeline:
+    """One response being decoded: bytes in, events out."""
+
+    __slots__ = ("asm", "decoder", "frames", "model")
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        tool_names: frozenset[str] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
+        secret: str | None = None,
+    ) -> None:
+        adapter = _wire.adapter(model.api)
+        self.model = model
+        self.asm = Assembler(
+            model, tool_names=tool_names, request_diagnostics=diagnostics, secret=secret
+        )
+        sink: DeltaSink = self.asm
+        self.frames: FrameDecoder = adapter.frames(max_event_size)
+        self.decoder: Decoder = adapter.decoder(sink, model)
+
+    @property
+    def done(self) -> bool:
+        """The stream has ended (terminal event, error or abort)."""
+        return self.asm.ended
+
+    def drain(self) -> list[Event]:
+        """The events produced since the last call."""
+        return self.asm.reports.drain()
+
+    def feed(self, chunk: bytes) -> list[Event]:
+        """A chunk of the body: the events it completes."""
+        asm = self.asm
+        if asm.ended:
+            return []
+        try:
+            frames = self.frames.feed(chunk)
+        except EventTooLarge as exc:
+            asm.fail(StreamError(str(exc)))
+            return self.drain()
+        feed = self.decoder.feed
+        for frame in frames:
+            feed(frame)
+            if asm.ended:
+                break  # what follows the terminal event is not read (docs/quirks.md A4)
+        return self.drain()
+
+    def eof(self) -> list[Event]:
+        """The end of the body."""
+        asm = self.asm
+        if not asm.ended:
+            try:
+                frames = self.frames.flush()
+            except EventTooLarge as exc:
+                asm.fail(StreamError(str(exc)))
+                return self.drain()
+            for frame in frames:
+                self.decoder.feed(frame)
+                if asm.ended:
+                    break
+        if not asm.ended:
+            self.decoder.eof()
+        if not asm.ended:
+            asm.end_of_stream()
+        return self.drain()
+
+    def whole(self, body: bytes) -> list[Event]:
+        """A whole JSON body (a server that ignored ``stream: true``)."""
+        text = body.decode("utf-8", "replace")
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            self.asm.fail(StreamError("The response body is not valid JSON"))
+            return self.drain()
+        self.decode_whole(parsed, text)
+        return self.drain()
+
+    def decode_whole(self, body: Any, seed: str) -> None:
+        """A decoded whole body through the wire's ``decode_response``."""
+        _wire.adapter(self.model.api).decode_response(self.asm, self.model, body, seed)
+        if not self.asm.ended:  # an adapter that forgot to end: a bug, said plainly
+            raise RuntimeError(f"{self.model.api} decode_response did not end the response")
+
+    def message(self) -> AssistantMessage:
+        """The final message of an ended response; raises its error if it failed."""
+        if self.asm.error is not None:
+            raise self.asm.error
+        assert self.asm.message is not None
+        return self.asm.message
+
+    def fail(self, error: Exception) -> list[Event]:
+        """End with ``Error`` (a transport failure, a timeout, llmkit's own bug)."""
+        self.asm.fail(error)
+        return self.drain()
+
+    def abort(self) -> list[Event]:
+        """The caller stopped reading."""
+        self.asm.abort()
+        return self.drain()

@@ -1,0 +1,310 @@
+"""The streams ``stream()`` and ``astream()`` return: the only I/O pumps of a response.
+
+Everything but moving bytes is shared: the request and its transport options (:class:`Exchange`),
+the decoding (:class:`~llmkit._pipeline.Pipeline`), and what ends a stream. The sync and async
+pumps differ only in ``await``.
+
+How a started stream can end: its terminal event (``Done``); an in-stream provider error, a
+broken connection or a timeout (``Error``, the exception the transport mapped); the caller
+leaving early (``aborted``); or a bug in llmkit itself — an exception out of the decoder or the
+assembler is never mistaken for provider noise: it is logged at ERROR with its traceback and
+ends the stream with an ``Error`` whose error has it as ``__cause__`` (``complete()`` raises it).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import ssl
+import time
+from collections.abc import AsyncIterator, Iterator
+from types import TracebackType
+from typing import Any, cast
+
+import httpx
+
+from ._diagnostics import Diagnostic
+from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
+from ._events import Event
+from ._messages import AssistantMessage, Context
+from ._models import Model
+from ._pipeline import Pipeline
+from ._request import build, split_options
+from ._sse import DEFAULT_MAX_EVENT_SIZE
+from ._transport import (
+    Timeouts,
+    TransportOptions,
+    map_stream_exception,
+    run_async,
+    run_sync,
+    send_plan,
+    start_body,
+)
+
+__all__ = ["AsyncEventStream", "EventStream"]
+
+logger = logging.getLogger("llmkit")
+
+
+@functools.lru_cache(maxsize=1)
+def _ssl_context() -> ssl.SSLContext:
+    # Building an SSL context costs milliseconds; share one (verification stays on).
+    return httpx.create_ssl_context()
+
+
+def _internal_error(exc: Exception) -> StreamError:
+    """llmkit's own bug, as the error that ends the stream (logged, never a diagnostic)."""
+    logger.error("llmkit failed while decoding a response (a bug in llmkit)", exc_info=exc)
+    error = StreamError(
+        f"llmkit failed while decoding the response ({type(exc).__name__}: {exc}); this is a "
+        "bug in llmkit, please report it"
+    )
+    error.__cause__ = exc
+    return error
+
+
+class Exchange:
+    """What ``stream()``/``astream()`` share: the request, its transport options, the
+    decoding pipeline, and the response once its head arrived."""
+
+    def __init__(self, model: Model, context: Context, options: dict[str, Any]) -> None:
+        body_opts, tr = split_options(options)
+        self.model = model
+        self.request, key = build(model, context, body_opts, tr, stream=True)
+        self.transport = TransportOptions(
+            timeouts=Timeouts.of(tr.get("timeout")),
+            max_retries=tr.get("max_retries", 2),
+            max_retry_delay=tr.get("max_retry_delay", 60.0),
+            provider=model.provider,
+            secret=key,
+        )
+        self.client: Any = tr.get("client")
+        self.pipeline = Pipeline(
+            model,
+            tool_names=frozenset(t.name for t in context.tools),
+            diagnostics=cast(list[Diagnostic], self.request.extensions["llmkit.diagnostics"]),
+            max_event_size=tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE),
+            secret=key,
+        )
+        self.response: httpx.Response | None = None
+
+    def start_clock(self) -> None:
+        """The request is being sent: the total timeout runs from now."""
+        total = self.transport.timeouts.total
+        self.transport.deadline = None if total is None else time.monotonic() + total
+
+    def is_json(self) -> bool:
+        """The server answered with a whole JSON body instead of a stream."""
+        assert self.response is not None
+        content_type: str = self.response.headers.get("content-type", "")
+        return content_type.startswith("application/json")
+
+    def check_deadline(self) -> None:
+        """Raise the total timeout once it has run out."""
+        remaining = self.transport.remaining()
+        if remaining is not None and remaining <= 0:
+            raise APITimeoutError("The total timeout ran out", phase="total")
+
+    def failed(self, exc: Exception) -> list[Event]:
+        """The events that end the stream after ``exc`` interrupted the reading."""
+        if self.pipeline.done:
+            return []
+        if isinstance(exc, (httpx.HTTPError, LLMError)):
+            error: Exception = map_stream_exception(exc, self.transport)
+        else:
+            error = _internal_error(exc)
+        return self.pipeline.fail(error)
+
+    @property
+    def message(self) -> AssistantMessage:
+        message = self.pipeline.asm.message
+        if message is None:
+            raise RuntimeError(
+                "The stream has not ended yet: iterate it to the end, or leave the `with` "
+                "block (or call close()) to stop it; then .message is the final message"
+            )
+        return message
+
+    def raise_for_result(self) -> AssistantMessage:
+        message = self.message
+        error = self.pipeline.asm.error
+        if error is not None:
+            raise error
+        return message
+
+
+class EventStream:
+    """The context manager ``stream()`` returns: an iterator of events.
+
+    ``message`` is the final AssistantMessage once the stream has ended. Leaving the block
+    early closes the connection; the message then has ``stop_reason="aborted"``.
+    """
+
+    def __init__(self, model: Model, context: Context, options: dict[str, Any]) -> None:
+        self._x = Exchange(model, context, options)
+        self._owned = self._x.client is None
+        if self._x.client is not None and not isinstance(self._x.client, httpx.Client):
+            raise InvalidRequestError("stream()/complete() need an httpx.Client as client=")
+        self._iter: Iterator[Event] | None = None
+
+    def __enter__(self) -> EventStream:
+        x = self._x
+        if x.client is None:
+            x.client = httpx.Client(verify=_ssl_context(), timeout=None)
+        x.start_clock()
+        try:
+            x.response = run_sync(send_plan(x.request, x.transport), x.client)
+        except BaseException:
+            self._close_client()
+            raise
+        start_body(x.request, x.transport)
+        self._iter = self._events()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[Event]:
+        if self._iter is None:
+            raise RuntimeError("Use stream() as a context manager: with llmkit.stream(...) as s")
+        return self._iter
+
+    @property
+    def message(self) -> AssistantMessage:
+        """The final (or partial) AssistantMessage, once the stream has ended."""
+        return self._x.message
+
+    def close(self) -> None:
+        """Close the connection; an unfinished stream ends ``aborted``."""
+        x = self._x
+        if not x.pipeline.done:
+            x.pipeline.abort()
+        if self._iter is not None and hasattr(self._iter, "close"):
+            self._iter.close()
+        if x.response is not None:
+            x.response.close()
+        self._close_client()
+
+    def _close_client(self) -> None:
+        if self._owned and self._x.client is not None:
+            self._x.client.close()
+            self._x.client = None
+
+    def _events(self) -> Iterator[Event]:
+        x = self._x
+        pipeline = x.pipeline
+        response = x.response
+        assert response is not None
+        yield from pipeline.drain()
+        try:
+            if x.is_json():
+                yield from pipeline.whole(response.read())
+                return
+            for chunk in response.iter_bytes():
+                yield from pipeline.feed(chunk)
+                if pipeline.done:
+                    return
+                x.check_deadline()
+            yield from pipeline.eof()
+        except Exception as exc:  # noqa: catch-all -- mapped, or reported as llmkit's own bug
+            yield from x.failed(exc)
+        finally:
+            response.close()
+
+
+class AsyncEventStream:
+    """The async context manager ``astream()`` returns (see :class:`EventStream`).
+
+    Cancelling the task that consumes it closes the connection; the message ends
+    ``aborted``.
+    """
+
+    def __init__(self, model: Model, context: Context, options: dict[str, Any]) -> None:
+        self._x = Exchange(model, context, options)
+        self._owned = self._x.client is None
+        if self._x.client is not None and not isinstance(self._x.client, httpx.AsyncClient):
+            raise InvalidRequestError("astream()/acomplete() need an httpx.AsyncClient as client=")
+        self._iter: AsyncIterator[Event] | None = None
+
+    async def __aenter__(self) -> AsyncEventStream:
+        x = self._x
+        if x.client is None:
+            x.client = httpx.AsyncClient(verify=_ssl_context(), timeout=None)
+        x.start_clock()
+        try:
+            x.response = await run_async(send_plan(x.request, x.transport), x.client)
+        except BaseException:
+            await self._close_client()
+            raise
+        start_body(x.request, x.transport)
+        self._iter = self._events()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        if self._iter is None:
+            raise RuntimeError("Use astream() as an async context manager")
+        return self._iter
+
+    @property
+    def message(self) -> AssistantMessage:
+        """The final (or partial) AssistantMessage, once the stream has ended."""
+        return self._x.message
+
+    async def aclose(self) -> None:
+        """Close the connection; an unfinished stream ends ``aborted``."""
+        x = self._x
+        if not x.pipeline.done:
+            x.pipeline.abort()
+        if self._iter is not None and hasattr(self._iter, "aclose"):
+            await self._iter.aclose()
+        if x.response is not None:
+            await x.response.aclose()
+        await self._close_client()
+
+    async def _close_client(self) -> None:
+        if self._owned and self._x.client is not None:
+            await self._x.client.aclose()
+            self._x.client = None
+
+    async def _events(self) -> AsyncIterator[Event]:
+        x = self._x
+        pipeline = x.pipeline
+        response = x.response
+        assert response is not None
+        for event in pipeline.drain():
+            yield event
+        try:
+            if x.is_json():
+                for event in pipeline.whole(await response.aread()):
+                    yield event
+                return
+            async for chunk in response.aiter_bytes():
+                for event in pipeline.feed(chunk):
+                    yield event
+                if pipeline.done:
+                    return
+                x.check_deadline()
+            for event in pipeline.eof():
+                yield event
+        except Exception as exc:  # noqa: catch-all -- mapped, or reported as llmkit's own bug
+            for event in x.failed(exc):
+                yield event
+        except BaseException:  # cancelled: the caller stopped us
+            if not pipeline.done:
+                pipeline.abort()
+            raise
+        finally:
+            await response.aclose()
