@@ -59,7 +59,7 @@ def render() -> str:
 
 
 def _attribute_docs(class_name: str) -> dict[str, str]:
-    """The docstring under each field of ``class_name`` in llmkit/_compat.py."""
+    """The docstring under each field of ``class_name`` in llmkit/_quirk_flags.py."""
     source = Path(llmkit._quirk_flags.__file__).read_text(encoding="utf-8")
     tree = ast.parse(source)
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)

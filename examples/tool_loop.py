@@ -1,5 +1,5 @@
-"""A hand-written tool loop with llmkit (DESIGN §1): the loop, the tool and its execution are
-the caller's; llmkit sends the request and hands back typed, validated tool calls.
+"""A hand-written tool loop with llmkit (docs/design.md §1): the loop, the tool and its execution
+are the caller's; llmkit sends the request and hands back typed, validated tool calls.
 
     python examples/tool_loop.py                      # no key: llmkit's built-in fake provider
     OPENAI_API_KEY=sk-... python examples/tool_loop.py            # the real OpenAI API
@@ -57,7 +57,7 @@ def fake_model(request: FakeRequest) -> FakeReply:
 
 
 def run(model: llmkit.Model, *, stream: bool, max_tokens: int = 800, **options: Any) -> str:
-    """The loop of DESIGN §1; returns the final answer. The examples for the other wire APIs
+    """The loop of docs/design.md §1; returns the final answer. The examples for the other wire APIs
     (``tool_loop_anthropic.py``, ``_responses``, ``_gemini``) run this same loop."""
     weather = llmkit.tool(GetWeather)
     context = llmkit.Context(

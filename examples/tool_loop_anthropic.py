@@ -1,5 +1,5 @@
-"""The tool loop of ``examples/tool_loop.py``, on Anthropic Messages (DESIGN §1): the loop, the
-tool and its execution are the caller's; llmkit sends the request and hands back typed,
+"""The tool loop of ``examples/tool_loop.py``, on Anthropic Messages (docs/design.md §1): the
+loop, the tool and its execution are the caller's; llmkit sends the request and hands back typed,
 validated tool calls, with Claude's thinking kept and sent back verbatim between turns.
 
     python examples/tool_loop_anthropic.py              # no key: llmkit's built-in fake provider

@@ -1,4 +1,4 @@
-"""The hand-written tool loop of ``examples/tool_loop.py`` (DESIGN §1), on Gemini.
+"""The hand-written tool loop of ``examples/tool_loop.py`` (docs/design.md §1), on Gemini.
 
 The loop, the tool and its execution are the caller's; llmkit sends the request and hands back
 typed, validated tool calls. Nothing in the loop is Gemini-specific: the thought signatures

@@ -2,18 +2,18 @@
 
 One provider-neutral conversation in, one HTTP request out; the provider's response, whole or
 streamed, back as provider-neutral events and messages. Running tools and driving the tool loop
-stay in the caller's code. See DESIGN.md for the contract; everything public is re-exported
+stay in the caller's code. See docs/design.md for the contract; everything public is re-exported
 here from private modules.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
+# No ``from __future__ import annotations`` and only private module-level names here: the
+# public-API test checks that vars(llmkit) holds nothing that is not in __all__.
+import importlib as _importlib
+import typing as _typing
 
 from ._version import __version__
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from ._api import (
         AsyncEventStream,
         EventStream,
@@ -239,13 +239,13 @@ __all__ = [
 ]
 
 
-if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name is still an error there
+if not _typing.TYPE_CHECKING:  # hidden from type checkers: a misspelt name stays an error there
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> _typing.Any:
         module = _EXPORTS.get(name)
         if module is None:
             raise AttributeError(f"module 'llmkit' has no attribute {name!r}")
-        value = getattr(importlib.import_module(module, __name__), name)
+        value = getattr(_importlib.import_module(module, __name__), name)
         globals()[name] = value  # later lookups skip __getattr__
         return value
 

@@ -4,7 +4,7 @@ through a :class:`Pipeline` and only move them.
 
 The rules that end a stream live here, once, for every wire: once the assembler has ended
 (the wire's terminal event, an in-stream error, an abort), nothing more is decoded — a proxy's
-trailing ``[DONE]`` included (docs/quirks.md A4); the end of the bytes without a terminal event
+trailing ``[DONE]`` included (QUIRKS A4); the end of the bytes without a terminal event
 is ``stream_truncated``; an event larger than the size bound ends the stream with an error.
 Nothing here catches an exception of llmkit's own code: a decoder or the assembler raising is a
 bug, and it propagates (``parse_stream`` raises it; the streams end with an ``Error`` that has
@@ -75,7 +75,7 @@ class Pipeline:
         for frame in frames:
             feed(frame)
             if asm.ended:
-                break  # what follows the terminal event is not read (docs/quirks.md A4)
+                break  # what follows the terminal event is not read (QUIRKS A4)
         return self.drain()
 
     def eof(self) -> list[Event]:

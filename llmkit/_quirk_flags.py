@@ -4,7 +4,7 @@ The attribute docstrings are documentation (``docs/servers.md`` is generated fro
 are not loaded at import. Every field defaults to what api.openai.com does. Provider profiles
 (``data/providers.json``)
 set what their server needs, and ``Model(compat={...})`` overrides field by field. Each field
-names the servers that need it and the QUIRKS.md row it answers.
+names the servers that need it and the docs/quirks.md row it answers.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ ThinkingFormat = Literal["openai", "deepseek", "zai", "qwen", "chat_template", "
 
 
 class OpenAIChatCompat(BaseModel):
-    """Quirk flags for ``api="openai-chat"`` servers (QUIRKS.md)."""
+    """Quirk flags for ``api="openai-chat"`` servers (docs/quirks.md)."""
 
     model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 

@@ -154,7 +154,7 @@ class EventStream:
         x.start_clock()
         try:
             x.response = run_sync(send_plan(x.request, x.transport), x.client)
-        except BaseException:
+        except BaseException:  # noqa: catch-all -- only closes the client, then re-raises
             self._close_client()
             raise
         start_body(x.request, x.transport)
@@ -238,7 +238,7 @@ class AsyncEventStream:
         x.start_clock()
         try:
             x.response = await run_async(send_plan(x.request, x.transport), x.client)
-        except BaseException:
+        except BaseException:  # noqa: catch-all -- only closes the client, then re-raises
             await self._close_client()
             raise
         start_body(x.request, x.transport)
@@ -302,7 +302,7 @@ class AsyncEventStream:
         except Exception as exc:  # noqa: catch-all -- mapped, or reported as llmkit's own bug
             for event in x.failed(exc):
                 yield event
-        except BaseException:  # cancelled: the caller stopped us
+        except BaseException:  # noqa: catch-all -- cancelled: the stream ends aborted, re-raised
             if not pipeline.done:
                 pipeline.abort()
             raise

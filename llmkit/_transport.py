@@ -4,7 +4,7 @@ The policy is written once, as a generator (:func:`send_plan`) that yields the I
 (``Send``, ``Read``, ``Sleep``) and receives the results. Two thin pumps drive it —
 :func:`run_sync` and :func:`run_async` — and differ only in ``await``.
 
-Rules (docs/design.md §4, docs/quirks.md I1-I4):
+Rules (docs/design.md §4, QUIRKS I1-I4):
 
 - retries happen only before the first response byte: on connection errors, connect and
   first-byte timeouts, and on 408/409/429/5xx/529 — never once a stream has started;

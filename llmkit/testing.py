@@ -58,7 +58,7 @@ __all__ = [
 
 EMULATED_SERVERS: tuple[str, ...] = tuple(PROFILES)
 """The servers ``FakeProvider(emulate=...)`` can imitate on ``openai-chat``. Each reproduces
-its server's streaming quirks (ids are QUIRKS.md rows):
+its server's streaming quirks (ids are docs/quirks.md rows):
 
 - ``"openai"``: api.openai.com, well-behaved (the default);
 - ``"vllm"``: ``id``/``type``/``name`` repeated on every tool-call delta (B1);

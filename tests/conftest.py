@@ -7,9 +7,12 @@ explores with fresh random examples and ten times more of them (a documented lon
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
 
+from llmkit import _models
 from tests.clients import complete, run  # noqa: F401 - the sync/async fixtures, for every test
 
 settings.register_profile(
@@ -22,3 +25,12 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_model_registry() -> Iterator[None]:
+    """``register_model`` in one test must not leak into the next."""
+    saved = dict(_models._registered)
+    yield
+    _models._registered.clear()
+    _models._registered.update(saved)

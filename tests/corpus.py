@@ -539,7 +539,7 @@ class Expected:
 
         OpenAI's ``completion_tokens`` already includes reasoning tokens.  xAI does not: its
         ``total_tokens`` is ``prompt + completion + reasoning``.  Where the total shows that,
-        the reasoning tokens are added, because DESIGN.md (Usage) says ``output`` includes
+        the reasoning tokens are added, because docs/design.md (Usage) says ``output`` includes
         ``reasoning`` for every provider.
         """
         usage = self.usage or {}

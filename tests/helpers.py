@@ -115,3 +115,46 @@ def consume(value: Any) -> None:
     elif isinstance(value, (list, tuple)) or type(value).__name__ == "ValidatorIterator":
         for v in value:
             consume(v)
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Deep equality that, unlike ``==``, tells ``True`` from ``1`` and ``1`` from ``1.0``."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def prefix_consistent(partial: Any, final: Any) -> bool:
+    """``partial`` is what a reader could know of ``final`` after a prefix of its text:
+    only the last member of an open container may be incomplete (a string prefix, or itself
+    prefix-consistent); everything before it is complete and equal; object keys come in the
+    final order; scalars other than strings are never partial (a number at the very end is
+    left out until it is complete). ``None`` before the value began."""
+    if partial is None and final is not None:
+        return True
+    if isinstance(final, str):
+        return isinstance(partial, str) and final.startswith(partial)
+    if isinstance(final, dict):
+        if not isinstance(partial, dict):
+            return False
+        keys = list(partial)
+        if keys != list(final)[: len(keys)]:
+            return False
+        if not keys:
+            return True
+        *done_keys, last_key = keys
+        complete = all(same_json(partial[k], final[k]) for k in done_keys)
+        return complete and prefix_consistent(partial[last_key], final[last_key])
+    if isinstance(final, list):
+        if not isinstance(partial, list) or len(partial) > len(final):
+            return False
+        if not partial:
+            return True
+        *done, last = partial
+        complete = all(same_json(x, y) for x, y in zip(done, final, strict=False))
+        return complete and prefix_consistent(last, final[len(partial) - 1])
+    return same_json(partial, final)

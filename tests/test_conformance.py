@@ -20,6 +20,7 @@ import llmkit
 from llmkit._fake.encoding import ServeContext
 from llmkit._fake.server import ENCODERS
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeRequest, FakeToolCall
+from tests.contract import check_contract
 
 WIRES = sorted(ENCODERS)
 TOOLS = [
@@ -75,46 +76,6 @@ def chunkings(body: bytes, count: int = 6) -> list[list[bytes]]:
 @pytest.fixture(params=WIRES)
 def wire(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-def check_contract(events: list[llmkit.Event]) -> llmkit.AssistantMessage:
-    """The event contract every wire must keep; returns the final message."""
-    assert isinstance(events[0], llmkit.Start)
-    terminal = [e for e in events if isinstance(e, (llmkit.Done, llmkit.Error))]
-    assert len(terminal) == 1 and events[-1] is terminal[0]
-    message = terminal[0].message
-    assert isinstance(terminal[0], llmkit.Error) == (message.stop_reason in ("error", "aborted"))
-    state: dict[int, str] = {}
-    kinds = {"text": llmkit.TextPart, "thinking": llmkit.ThinkingPart, "tool_call": llmkit.ToolCall}
-    for event in events:
-        name = type(event).__name__
-        if event.index is None:
-            continue
-        family = (
-            "text"
-            if name.startswith("Text")
-            else "thinking"
-            if name.startswith("Thinking")
-            else "tool_call"
-        )
-        if name.endswith("Start"):
-            assert event.index not in state, f"{name} twice for index {event.index}"
-            assert event.index == len(state), "indexes are handed out in order"
-            state[event.index] = "open"
-        elif name.endswith("End"):
-            assert state.get(event.index) == "open", f"{name} without an open block"
-            state[event.index] = "closed"
-        else:
-            assert state.get(event.index) == "open", f"{name} outside its block"
-        assert isinstance(message.content[event.index], kinds[family])
-    assert all(s == "closed" for s in state.values()), "every block ends"
-    assert len(state) == len(message.content)
-    texts = "".join(e.delta for e in events if isinstance(e, llmkit.TextDelta))
-    assert texts == message.text
-    for call in message.tool_calls:
-        deltas = [e for e in events if isinstance(e, llmkit.ToolCallDelta) and e.id == call.id]
-        assert "".join(d.arguments_delta for d in deltas) == call.raw_arguments
-    return message
 
 
 def test_the_scripted_reply_comes_back_whole(wire: str) -> None:

@@ -1,7 +1,7 @@
 """``FakeProvider(emulate=...)``: the fake streams like a named OpenAI-compatible server.
 
 Two kinds of check per server. On the wire, with a plain httpx client and an SSE parser of this
-file's own, the quirk the profile claims is really there (cited by QUIRKS.md id), and where the
+file's own, the quirk the profile claims is really there (cited by docs/quirks.md id), and where the
 shared corpus has a recording of that server, the shapes match it key for key. Through llmkit,
 ``complete()`` must still return exactly what was scripted: that is the point of emulation, a
 tool loop tested against "a vLLM-like stream" and not only against OpenAI's.

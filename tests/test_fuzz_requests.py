@@ -38,12 +38,9 @@ from hypothesis import strategies as st
 
 import llmkit
 from llmkit._diagnostics import DIAGNOSTIC_KINDS
-from tests.test_anthropic_request import SDK_PARAMS as ANTHROPIC_PARAMS
-from tests.test_fuzz_streams import fuzz
-from tests.test_gemini_request import validate as validate_gemini
-from tests.test_openai_responses_request import SDK_PARAMS as RESPONSES_PARAMS
-from tests.test_request_openai_chat import SDK_PARAMS as CHAT_PARAMS
-from tests.test_request_openai_chat import consume
+from tests.fuzzing import fuzz
+from tests.helpers import consume
+from tests.sdk import ANTHROPIC_PARAMS, CHAT_PARAMS, RESPONSES_PARAMS, validate_gemini
 
 # --------------------------------------------------------------------------- target models
 
@@ -545,7 +542,7 @@ MISTRAL_ID = re.compile(r"^[a-zA-Z0-9]{9}$")
 
 
 def id_rule(model: llmkit.Model) -> tuple[str, Any]:
-    """The target's tool-call id grammar (DESIGN §4), as a name and a predicate."""
+    """The target's tool-call id grammar (docs/design.md §4), as a name and a predicate."""
     if model.api == "openai-chat":
         if model.compat.tool_call_id_format == "mistral":
             return "Mistral: 9 alphanumerics", MISTRAL_ID.match
@@ -645,7 +642,7 @@ def wire_pairs(api: str, body: dict[str, Any]) -> list[tuple[list[str | None], l
 
 
 def check_quirks(model: llmkit.Model, body: dict[str, Any]) -> None:
-    """Replay rules from QUIRKS.md that the SDK types cannot see."""
+    """Replay rules from docs/quirks.md that the SDK types cannot see."""
     compat = model.compat
     if model.api in ("openai-chat", "openai-responses") and not compat.supports_strict:
         for t in body.get("tools", []):  # H2: the key itself is refused
@@ -743,7 +740,7 @@ def refusal_is_documented(
 
 
 def must_refuse(model: llmkit.Model, context: llmkit.Context, opts: dict[str, Any]) -> bool:
-    """Whether the request has to be refused before sending (DESIGN §3)."""
+    """Whether the request has to be refused before sending (docs/design.md §3)."""
     choice = opts.get("tool_choice")
     if isinstance(choice, dict) and choice["name"] not in {t.name for t in context.tools}:
         return True

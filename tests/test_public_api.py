@@ -1,11 +1,14 @@
-"""The public surface: names promised by DESIGN.md exist, ``__all__`` is sorted and honest,
-``import llmkit`` stays light, and the catalogue works."""
+"""The public surface: names promised by the contract (docs/design.md §3) exist, ``__all__`` is
+sorted and honest, only the documented modules are public, ``import llmkit`` stays light, and the
+catalogue works."""
 
 from __future__ import annotations
 
 import base64
+import importlib
 import inspect
 import json
+import pkgutil
 import subprocess
 import sys
 
@@ -32,11 +35,26 @@ def test_design_names_exist() -> None:
     assert missing == []
 
 
+PUBLIC_MODULES = {"llmkit", "llmkit.testing", "llmkit.ui"}
+"""The only modules a caller may import; everything else is private (``_`` prefixed)."""
+
+
 def test_all_is_sorted_and_exported() -> None:
     assert llmkit.__all__ == sorted(llmkit.__all__)
     assert all(hasattr(llmkit, n) for n in llmkit.__all__)
-    public = {n for n in dir(llmkit) if not n.startswith("_")}
-    assert public - set(llmkit.__all__) <= {"testing", "wire"}
+    importlib.import_module("llmkit.testing")  # loaded, so that its attribute is in vars() too
+    # vars(), not dir(): llmkit.__dir__ returns __all__, which would hide a leaked name.
+    public = {n for n in vars(llmkit) if not n.startswith("_")}
+    submodules = {name.split(".")[1] for name in PUBLIC_MODULES - {"llmkit"}}
+    assert public - set(llmkit.__all__) <= submodules
+
+
+def test_only_the_documented_modules_are_public() -> None:
+    found = {"llmkit"}
+    for info in pkgutil.walk_packages(llmkit.__path__, "llmkit."):
+        if not any(part.startswith("_") for part in info.name.split(".")):
+            found.add(info.name)
+    assert found <= PUBLIC_MODULES, found - PUBLIC_MODULES
 
 
 def test_public_names_are_documented() -> None:

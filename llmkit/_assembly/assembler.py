@@ -13,7 +13,7 @@ the rules that hold for all of them live here, in the tool-call slots it owns
 - ids are stable: a missing/empty id is synthesised from a seed and the call ordinal; two
   distinct calls with one id get distinct ids (both kept);
 - ``id``, ``name``, ``type`` are set once, never concatenated; only argument text is appended
-  (docs/quirks.md B1, D4);
+  (QUIRKS B1, D4);
 - a different id (or a new name after complete arguments) at an occupied index is a new call,
   never merged (C2, C3); a changing id on argument-only deltas stays one call (B3);
 - arguments may come as many string deltas, whole, or as a JSON object: same result (D1, D2);
@@ -274,7 +274,7 @@ class Assembler:
         self._close_blocks()
         stop = self._resolve_stop()
         if stop == "refusal":
-            self.calls.mark_not_executable("the model refused in this turn (docs/quirks.md E3)")
+            self.calls.mark_not_executable("the model refused in this turn (QUIRKS E3)")
         if self._usage is None:
             self.reports.report("usage_missing", "The provider reported no token usage", None, {})
         message = self._build(stop)

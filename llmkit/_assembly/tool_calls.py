@@ -1,7 +1,7 @@
 """Tool-call slots: the assembler's rules for calls, the part every wire API gets wrong.
 
 :class:`ToolCalls` is owned by the assembler and holds the rules that apply to tool calls
-whatever the provider (docs/design.md §4, docs/quirks.md B, C, D): a slot per wire index;
+whatever the provider (docs/design.md §4, QUIRKS B, C, D): a slot per wire index;
 stable ids, synthesised when missing and renamed when two calls share one; id and name set
 once; a new call at an occupied index told apart from a changing id; arguments as string
 deltas, whole or as an object; repeated payloads; finalisation and classification of the

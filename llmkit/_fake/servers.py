@@ -4,9 +4,9 @@ Many servers speak "OpenAI-compatible" Chat Completions, each bent in its own wa
 tool-call id goes, whether ``index`` is sent, which field carries reasoning, where usage lands.
 A :class:`ServerProfile` is those bends as data, one frozen switch set per server, so the
 encoder (``openai_chat.py``) stays one readable code path. Every switch names the row of
-``QUIRKS.md`` it reproduces, and the shapes are copied from real recordings in the shared
-corpus (``openai-compatible-<server>/``, ``openai-chat/*Azure*``) or, where none exists, from
-the captures quoted in the cited issues.
+``docs/quirks.md`` it reproduces, and the shapes are copied from real recordings
+(``tests/fixtures/openai-compatible/<server>/``, ``tests/fixtures/openai-chat/*Azure*``) or,
+where none exists, from the captures quoted in the cited issues.
 
 Everything here is deterministic: ids are derived from the request's arrival number and the
 per-provider call counter by hashing, so a test sees the same bytes on every run.
@@ -182,7 +182,7 @@ class ServerProfile:
 
     Attributes:
         name: The ``emulate=`` name.
-        quirks: The QUIRKS.md ids the profile reproduces (documentation and tests).
+        quirks: The docs/quirks.md ids the profile reproduces (documentation and tests).
         chunk_id: ``(request number, created) -> chunk id``.
         fingerprint: ``system_fingerprint`` value; ``None`` leaves the key out.
         head_extra: Constant top-level keys on every chunk (e.g. OpenRouter's ``provider``);

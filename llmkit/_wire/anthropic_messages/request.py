@@ -215,7 +215,7 @@ def _tool_result(m: ToolResultMessage, model: Model, diags: list[Diagnostic]) ->
         if text:
             block["content"] = text
     else:
-        # Images go inside the tool_result block on Anthropic (DESIGN §4).
+        # Images go inside the tool_result block on Anthropic (docs/design.md §4).
         block["content"] = _user_content(m.content, model, diags)
     if m.is_error:
         block["is_error"] = True

@@ -169,7 +169,7 @@ class _Builder:
         pictures = [p for p in m.content if isinstance(p, ImagePart)]
         if pictures:
             # Tool messages carry text only: the images follow the run of tool messages in one
-            # user message (DESIGN §4).
+            # user message (docs/design.md §4).
             images.append({"type": "text", "text": f"Images from tool result {m.tool_call_id}:"})
             content = self.user_content(list(pictures))
             if isinstance(content, list):

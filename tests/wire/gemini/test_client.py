@@ -292,7 +292,7 @@ def test_the_gemini_tool_loop_example_runs_on_the_fake(
     import importlib.util
     from pathlib import Path
 
-    examples = Path(__file__).parent.parent / "examples"
+    examples = Path(__file__).parents[3] / "examples"
     monkeypatch.syspath_prepend(str(examples))  # the example imports the shared loop
     path = examples / "tool_loop_gemini.py"
     spec = importlib.util.spec_from_file_location("tool_loop_gemini", path)

@@ -1,13 +1,13 @@
-"""Replay recorded OpenAI Chat Completions responses through ``llmkit.parse_stream``.
+"""The checks that replay recorded Chat Completions responses through ``llmkit.parse_stream``.
 
 Every 200 ``text/event-stream`` exchange under ``tests/fixtures/openai-chat/`` is decoded by
 llmkit after being cut into pieces several ways (random offsets with 5 seeds, 1-byte pieces, one
 piece), and the result is compared with what ``corpus.expected_openai_chat`` reads from the same
 bytes without llmkit.  Non-streamed JSON bodies go through ``llmkit.parse_response``.
 
-The checks are plain functions (``check_*``) so that ``test_corpus_openai_compatible.py`` runs
-the same ones over the OpenAI-compatible servers' recordings.  Each test id names the check and
-the exchange: ``test_stream[text-openai-chat/<file>#<n>]``.
+The checks are plain functions (``check_*``); ``test_corpus.py`` runs them over the OpenAI
+recordings and the OpenAI-compatible servers' ones. Each test id names the check and the
+exchange: ``test_stream[text-openai-chat/<file>#<n>]``.
 
 HTTP error exchanges (401, 404, 429 …) are not replayed here; they belong to transport tests.
 """
@@ -160,7 +160,7 @@ def expected_stop_reason(exp: Expected) -> str:
         return "content_filter"
     if exp.refusal:
         # OpenAI streams a refusal as delta.refusal with finish_reason "stop"; the turn is a
-        # refusal, which llmkit's closed set names (DESIGN.md stop reasons, QUIRKS E3).
+        # refusal, which llmkit's closed set names (docs/design.md stop reasons, QUIRKS E3).
         return "refusal"
     return "stop"
 
@@ -197,7 +197,7 @@ def check_terminal(exchange: Exchange) -> None:
 def check_text(exchange: Exchange) -> None:
     """The message text is the concatenated ``delta.content``.
 
-    A refusal (``delta.refusal``) is what the model said instead of an answer.  DESIGN.md's
+    A refusal (``delta.refusal``) is what the model said instead of an answer.  docs/design.md's
     AssistantMessage has no refusal part and nothing may be dropped silently, so the refusal
     sentence is kept as text, and the turn is marked ``stop_reason="refusal"``
     (``check_stop_reason``).  OpenAI sends either content or a refusal, never both.
@@ -232,7 +232,7 @@ def check_tool_calls(exchange: Exchange) -> None:
 
 def check_tool_call_ids(exchange: Exchange) -> None:
     """Provider ids are kept when usable; otherwise ids are non-empty, distinct, and the
-    provider's value is kept in ``provider_id`` (QUIRKS B2, B5; DESIGN.md stable ids)."""
+    provider's value is kept in ``provider_id`` (QUIRKS B2, B5; docs/design.md stable ids)."""
     exp = expected(exchange)
     calls = replay(exchange).message.tool_calls
     assert len(calls) == len(exp.tool_calls)
@@ -278,7 +278,7 @@ _CALL_FINISH_REASONS = ("tool_calls", "function_call", "length")
 
 
 def check_quirk_diagnostics(exchange: Exchange) -> None:
-    """Each misbehaviour llmkit had to work around is reported (DESIGN.md: report, never
+    """Each misbehaviour llmkit had to work around is reported (docs/design.md: report, never
     guess silently).  Only the diagnostics the recording makes necessary are required."""
     exp = expected(exchange)
     msg = replay(exchange).message
@@ -333,7 +333,7 @@ def check_events_match_message(exchange: Exchange) -> None:
 
 def check_rechunking_invariance(exchange: Exchange) -> None:
     """However the bytes are cut (including inside UTF-8 characters, QUIRKS A1), the final
-    message is identical, synthesised ids included (DESIGN.md: same bytes in, same ids out)."""
+    message is identical, synthesised ids included (docs/design.md: same bytes in, same ids out)."""
     dumps = {chunking: replay(exchange, chunking).message.model_dump() for chunking in CHUNKINGS}
     reference = dumps[PRIMARY]
     for chunking, dump in dumps.items():
@@ -376,26 +376,3 @@ def check_json_response(exchange: Exchange) -> None:
     assert msg.stop_reason == expected_stop_reason(exp)
     assert msg.usage.input == exp.input_tokens
     assert msg.usage.output == exp.output_tokens
-
-
-# --------------------------------------------------------------------------- tests
-
-STREAMS = exchange_params("openai-chat", is_sse_200)
-JSON_BODIES = exchange_params("openai-chat", is_json_200)
-
-
-@pytest.mark.parametrize("exchange", STREAMS)
-@pytest.mark.parametrize("check", list(STREAM_CHECKS))
-def test_stream(check: str, exchange: Exchange) -> None:
-    STREAM_CHECKS[check](exchange)
-
-
-@pytest.mark.parametrize("exchange", JSON_BODIES)
-def test_json_response(exchange: Exchange) -> None:
-    check_json_response(exchange)
-
-
-def test_corpus_is_not_empty() -> None:
-    # Guards against a path mistake that would silently collect zero cases.
-    assert len(STREAMS) >= 20
-    assert len(JSON_BODIES) >= 5

@@ -5,16 +5,16 @@ and compared with the requests the upstream projects really sent (and the API ac
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-from openai.types.responses.response_create_params import ResponseCreateParamsStreaming
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 import llmkit
+from tests.corpus import FIXTURES as FIXTURES_DIR
 from tests.corpus import load_exchanges
 from tests.helpers import consume
+from tests.sdk import RESPONSES_PARAMS
 
 MODEL = llmkit.Model(
     provider="openai",
@@ -32,8 +32,7 @@ TEXT_ONLY = llmkit.Model(
     base_url="http://127.0.0.1:1234/v1",
     compat={"supports_strict": False},
 )
-SDK_PARAMS = TypeAdapter(ResponseCreateParamsStreaming)
-FIXTURES = Path(__file__).parent / "fixtures" / "openai-responses"
+FIXTURES = FIXTURES_DIR / "openai-responses"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
 WEATHER = llmkit.Tool(
     name="get_weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}}
@@ -45,7 +44,7 @@ def body_of(
 ) -> tuple[dict[str, Any], list[str]]:
     request = llmkit.build_request(model, context, api_key="sk-test", **options)
     body = json.loads(request.content)
-    consume(SDK_PARAMS.validate_python(body))  # the SDK's own request type accepts it
+    consume(RESPONSES_PARAMS.validate_python(body))  # the SDK's own request type accepts it
     return body, [d.kind for d in request.extensions["llmkit.diagnostics"]]
 
 
@@ -85,10 +84,14 @@ def test_the_sdk_oracle_rejects_bad_shapes() -> None:
         {"role": "user", "content": [{"type": "input_image", "image_url": "u"}]},  # no detail
     ):
         with pytest.raises(ValueError):
-            consume(SDK_PARAMS.validate_python({"model": "m", "stream": True, "input": [bad_item]}))
+            consume(
+                RESPONSES_PARAMS.validate_python(
+                    {"model": "m", "stream": True, "input": [bad_item]}
+                )
+            )
     with pytest.raises(ValueError):  # a function tool needs `strict` (true, false or null)
         consume(
-            SDK_PARAMS.validate_python(
+            RESPONSES_PARAMS.validate_python(
                 {"model": "m", "stream": True, "tools": [{"type": "function", "name": "f"}]}
             )
         )
@@ -291,7 +294,7 @@ def test_reasoning_without_encrypted_content_or_ending_the_turn_is_dropped_F4() 
     )
     request = llmkit.build_request(MODEL, ctx, api_key="k")
     body = json.loads(request.content)
-    consume(SDK_PARAMS.validate_python(body))
+    consume(RESPONSES_PARAMS.validate_python(body))
     assert not [i for i in body["input"] if i.get("type") == "reasoning"]
     assert "id" not in body["input"][1]
     reasons = [

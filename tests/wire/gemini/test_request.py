@@ -10,9 +10,7 @@ decoded by llmkit — Gemini's own, OpenAI Chat's — and from an Anthropic-shap
 
 from __future__ import annotations
 
-import itertools
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,9 +21,11 @@ import llmkit
 from llmkit._wire import gemini
 from llmkit._wire.contract import Options
 from llmkit._wire.gemini.request import SKIP_SIGNATURE
+from tests.corpus import FIXTURES as FIXTURES_DIR
 from tests.corpus import load_exchanges
+from tests.sdk import validate_gemini
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = FIXTURES_DIR
 FLASH = llmkit.Model(
     provider="google", id="gemini-2.5-flash", api="gemini", reasoning=True, input=["text", "image"]
 )
@@ -47,32 +47,11 @@ PNG = (
 )
 
 
-def validate(body: dict[str, Any]) -> None:
-    """Strict validation of every part of a body with google-genai's types."""
-    allowed = {"contents", "systemInstruction", "tools", "toolConfig", "generationConfig"}
-    assert set(body) <= allowed, set(body) - allowed
-    assert body["contents"], "Gemini refuses an empty contents list"
-    for content in body["contents"]:
-        parsed = types.Content.model_validate_json(json.dumps(content))
-        assert parsed.role in ("user", "model") and parsed.parts
-    if "systemInstruction" in body:
-        types.Content.model_validate_json(json.dumps(body["systemInstruction"]))
-    for tool in body.get("tools", []):
-        types.Tool.model_validate_json(json.dumps(tool))
-    if "toolConfig" in body:
-        types.ToolConfig.model_validate_json(json.dumps(body["toolConfig"]))
-    if "generationConfig" in body:
-        types.GenerationConfig.model_validate_json(json.dumps(body["generationConfig"]))
-    roles = [c["role"] for c in body["contents"]]
-    for previous, role in itertools.pairwise(roles):
-        assert not (previous == role == "model"), roles  # model turns never follow each other
-
-
 def build(
     model: llmkit.Model, context: llmkit.Context, **options: Any
 ) -> tuple[dict[str, Any], list[llmkit.Diagnostic]]:
     body, diags = gemini.build(model, context, Options(**options), stream=True)
-    validate(body)
+    validate_gemini(body)
     return body, diags
 
 
@@ -137,7 +116,7 @@ def test_build_request_uses_the_key_header_and_gemini_api_key(
     assert request.headers["x-goog-api-key"] == "AIza-from-env"
     assert "authorization" not in request.headers
     assert str(request.url).endswith(":streamGenerateContent?alt=sse")
-    validate(json.loads(request.content))
+    validate_gemini(json.loads(request.content))
 
 
 # --------------------------------------------------------------------------- user turns

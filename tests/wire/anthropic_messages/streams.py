@@ -16,7 +16,7 @@ newer ones repeat the input and cache counts); ``message_stop``. What varies:
 * blocks: thinking (``thinking_delta``s, then one ``signature_delta``) and redacted thinking
   first, then text and ``tool_use`` blocks in any order; text with CJK, emoji, U+2028,
   quotes, backslashes, control characters (the shared vocabulary of
-  :mod:`tests.openai_chat_streams`);
+  :mod:`tests.wire.openai_chat.streams`);
 * tool calls: nested JSON input written compact or spaced, streamed as ``input_json_delta``
   fragments of 1-16 characters starting with ``partial_json: ""`` (QUIRKS D3), or sent whole
   in ``content_block_start.input`` (no deltas), or empty (a no-argument tool);
@@ -40,7 +40,7 @@ from hypothesis import strategies as st
 
 # The choice sources and vocabularies are shared with the OpenAI generator, so both explore the
 # same hard text and JSON (unicode, escapes, line separators).
-from tests.openai_chat_streams import (
+from tests.wire.openai_chat.streams import (
     TEXT_TOKENS,
     Chooser,
     Limits,

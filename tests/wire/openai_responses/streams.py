@@ -1,6 +1,6 @@
 """Realistic OpenAI Responses SSE bodies, shaped like api.openai.com's (and its imitators').
 
-Two front ends share one generator, as in :mod:`tests.openai_chat_streams` (whose vocabularies
+Two front ends share one generator, as in :mod:`tests.wire.openai_chat.streams` (whose vocabularies
 and JSON-argument generator are reused here):
 
 * :func:`responses_streams` -- a hypothesis strategy of :class:`ResponsesStream`; every choice
@@ -37,7 +37,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.openai_chat_streams import (
+from tests.wire.openai_chat.streams import (
     REFUSAL_TOKENS,
     TEXT_TOKENS,
     TOOL_NAMES,

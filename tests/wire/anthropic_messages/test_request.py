@@ -8,11 +8,11 @@ import json
 from typing import Any
 
 import pytest
-from anthropic.types.message_create_params import MessageCreateParamsStreaming
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 import llmkit
 from tests.helpers import consume
+from tests.sdk import ANTHROPIC_PARAMS
 
 MODEL = llmkit.Model(
     provider="anthropic",
@@ -27,7 +27,6 @@ TEXT_ONLY = llmkit.Model(
     provider="proxy", id="claude-x", api="anthropic-messages", base_url="http://127.0.0.1:9/v1"
 )
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
-SDK_PARAMS = TypeAdapter(MessageCreateParamsStreaming)
 WEATHER = llmkit.Tool(
     name="get_weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}}
 )
@@ -38,7 +37,7 @@ def body_of(
 ) -> tuple[dict[str, Any], list[str]]:
     request = llmkit.build_request(model, context, api_key="sk-ant-test", **options)
     body = json.loads(request.content)
-    consume(SDK_PARAMS.validate_python(body))  # the SDK's own request type accepts it
+    consume(ANTHROPIC_PARAMS.validate_python(body))  # the SDK's own request type accepts it
     return body, [d.kind for d in request.extensions["llmkit.diagnostics"]]
 
 
@@ -74,7 +73,7 @@ def test_the_sdk_oracle_rejects_bad_shapes() -> None:
         body = {"model": "m", "max_tokens": 1, "stream": True, "messages": []}
         body["messages"] = [{"role": "assistant", "content": [block]}]
         with pytest.raises(ValueError):
-            consume(SDK_PARAMS.validate_python(body))
+            consume(ANTHROPIC_PARAMS.validate_python(body))
 
 
 def test_url_and_headers() -> None:

@@ -1,9 +1,9 @@
 """llmkit against the official Anthropic SDK's own stream accumulator, on generated streams.
 
-Each body from :mod:`tests.anthropic_streams` (realistic api.anthropic.com Messages streams) is
-cut at hypothesis-drawn byte offsets -- inside multi-byte UTF-8 characters and between the CR
-and LF of a CRLF too -- and decoded by ``llmkit.parse_stream`` under two chunkings.
-Independently, the anthropic SDK decodes the same bytes with its own SSE decoder
+Each body from :mod:`tests.wire.anthropic_messages.streams` (realistic api.anthropic.com
+Messages streams) is cut at hypothesis-drawn byte offsets -- inside multi-byte UTF-8 characters
+and between the CR and LF of a CRLF too -- and decoded by ``llmkit.parse_stream`` under two
+chunkings. Independently, the anthropic SDK decodes the same bytes with its own SSE decoder
 (``anthropic._streaming.SSEDecoder``, what ``anthropic.Stream`` runs; ``ping`` skipped as
 ``Stream`` does) and accumulates the events with ``accumulate_event`` (what
 ``client.messages.stream()`` uses), keeping its raw input buffers. The properties:
@@ -38,8 +38,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import llmkit
-from tests.anthropic_streams import MessageStream, anthropic_streams
 from tests.chunking import cut_points, split
+from tests.wire.anthropic_messages.streams import MessageStream, anthropic_streams
 
 MODEL = llmkit.Model(
     provider="anthropic",

@@ -7,11 +7,11 @@ import json
 from typing import Any
 
 import pytest
-from openai.types.chat.completion_create_params import CompletionCreateParamsStreaming
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 import llmkit
 from tests.helpers import consume
+from tests.sdk import CHAT_PARAMS
 
 MODEL = llmkit.Model(
     provider="openai", id="gpt-4o", api="openai-chat", input=["text", "image"], strict_tools=True
@@ -20,7 +20,6 @@ TEXT_ONLY = llmkit.Model(
     provider="vllm", id="qwen3", api="openai-chat", base_url="http://127.0.0.1:8000/v1"
 )
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
-SDK_PARAMS = TypeAdapter(CompletionCreateParamsStreaming)
 WEATHER = llmkit.Tool(
     name="get_weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}}
 )
@@ -31,7 +30,7 @@ def body_of(
 ) -> tuple[dict[str, Any], list[str]]:
     request = llmkit.build_request(model, context, api_key="sk-test", **options)
     body = json.loads(request.content)
-    consume(SDK_PARAMS.validate_python(body))  # the SDK's own request type accepts it
+    consume(CHAT_PARAMS.validate_python(body))  # the SDK's own request type accepts it
     return body, [d.kind for d in request.extensions["llmkit.diagnostics"]]
 
 
@@ -49,7 +48,7 @@ def test_the_sdk_oracle_rejects_bad_shapes() -> None:
         ],
     }
     with pytest.raises(ValueError):
-        consume(SDK_PARAMS.validate_python(bad))
+        consume(CHAT_PARAMS.validate_python(bad))
 
 
 def call(id: str, name: str = "get_weather", **kw: Any) -> llmkit.ToolCall:

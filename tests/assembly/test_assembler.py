@@ -1,5 +1,5 @@
-"""The assembler's rules (DESIGN §4, QUIRKS B/C/D/E), each a named test over real OpenAI Chat
-bytes: every body is also replayed re-split at random byte offsets (``helpers.replay``)."""
+"""The assembler's rules (docs/design.md §4, QUIRKS B/C/D/E), each a named test over real OpenAI
+Chat bytes: every body is also replayed re-split at random byte offsets (``helpers.replay``)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """llmkit against the official ``google-genai`` SDK's response types, on generated streams.
 
-Each body from :mod:`tests.gemini_streams` (realistic AI Studio and Vertex streams, CRLF framing)
-is cut at hypothesis-drawn byte offsets — inside multi-byte UTF-8 characters and between the CR
-and LF of a CRLF too — and decoded by ``llmkit.parse_stream`` twice (two chunkings).
+Each body from :mod:`tests.wire.gemini.streams` (realistic AI Studio and Vertex streams, CRLF
+framing) is cut at hypothesis-drawn byte offsets — inside multi-byte UTF-8 characters and
+between the CR and LF of a CRLF too — and decoded by ``llmkit.parse_stream`` twice (two chunkings).
 Independently, every SSE payload is validated with
 ``google.genai.types.GenerateContentResponse.model_validate_json`` (strict: the SDK's models
 forbid unknown fields) and the SDK objects are merged here, part by part. The properties:
@@ -40,7 +40,7 @@ import llmkit
 from llmkit._wire import gemini
 from llmkit._wire.contract import Options
 from tests.chunking import cut_points, split
-from tests.gemini_streams import GeminiStream, gemini_streams, generate_stream
+from tests.wire.gemini.streams import GeminiStream, gemini_streams, generate_stream
 
 MODEL = llmkit.Model(
     provider="google", id="gemini-2.5-flash", api="gemini", reasoning=True, input=["text", "image"]

@@ -1,6 +1,6 @@
 """llmkit against the official OpenAI SDK's Responses stream accumulator, on generated streams.
 
-Each body from :mod:`tests.openai_responses_streams` is cut at hypothesis-drawn byte offsets
+Each body from :mod:`tests.wire.openai_responses.streams` is cut at hypothesis-drawn byte offsets
 (inside UTF-8 characters and CRLFs too) and decoded by ``llmkit.parse_stream`` (two chunkings,
 plus one chunk per event). Independently, the openai SDK decodes the same bytes with its own SSE
 decoder (``openai._streaming.SSEDecoder``), builds each event as ``openai.Stream`` does
@@ -39,8 +39,9 @@ from openai.lib.streaming.responses import ResponseStreamState
 from openai.types.responses import ResponseStreamEvent
 
 import llmkit
-from tests.openai_responses_streams import ResponsesStream, responses_streams
-from tests.test_openai_chat_oracle import cut_points, prefix_consistent, same_json, split
+from tests.chunking import cut_points, split
+from tests.helpers import prefix_consistent, same_json
+from tests.wire.openai_responses.streams import ResponsesStream, responses_streams
 
 MODEL = llmkit.Model(
     provider="openai", id="gpt-5", api="openai-responses", reasoning=True, strict_tools=True

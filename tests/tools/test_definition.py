@@ -79,7 +79,7 @@ def test_importing_the_tool_modules_does_not_import_jsonschema() -> None:
         "import sys, llmkit._tools.definition, llmkit._schema.strict, llmkit._tools.arguments\n"
         "assert 'jsonschema' not in sys.modules, 'jsonschema imported eagerly'\n"
     )
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False
     )

@@ -1,6 +1,6 @@
 """llmkit against the official OpenAI SDK's own stream accumulator, on generated streams.
 
-Each body from :mod:`tests.openai_chat_streams` (realistic api.openai.com Chat Completions
+Each body from :mod:`tests.wire.openai_chat.streams` (realistic api.openai.com Chat Completions
 streams) is cut at hypothesis-drawn byte offsets -- inside multi-byte UTF-8 characters and
 between the CR and LF of a CRLF too -- and decoded twice by ``llmkit.parse_stream`` (two
 different chunkings). Independently, the openai SDK decodes the same bytes with its own SSE
@@ -50,7 +50,8 @@ from openai.types.chat import ChatCompletionChunk
 
 import llmkit
 from tests.chunking import cut_points, split
-from tests.openai_chat_streams import ChatStream, ToolCallSpec, chat_streams
+from tests.helpers import prefix_consistent, same_json
+from tests.wire.openai_chat.streams import ChatStream, ToolCallSpec, chat_streams
 
 MODEL = llmkit.Model(provider="openai", id="gpt-4o", api="openai-chat")
 
@@ -155,49 +156,6 @@ def run_llmkit(chunks: list[bytes], *, read_on_time: bool) -> Run:
 # --------------------------------------------------------------------------- value helpers
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Deep equality that, unlike ``==``, tells ``True`` from ``1`` and ``1`` from ``1.0``."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
-
-
-def prefix_consistent(partial: Any, final: Any) -> bool:
-    """``partial`` is what a reader could know of ``final`` after a prefix of its text:
-    only the last member of an open container may be incomplete (a string prefix, or itself
-    prefix-consistent); everything before it is complete and equal; object keys come in the
-    final order; scalars other than strings are never partial (a number at the very end is
-    left out until it is complete). ``None`` before the value began."""
-    if partial is None and final is not None:
-        return True
-    if isinstance(final, str):
-        return isinstance(partial, str) and final.startswith(partial)
-    if isinstance(final, dict):
-        if not isinstance(partial, dict):
-            return False
-        keys = list(partial)
-        if keys != list(final)[: len(keys)]:
-            return False
-        if not keys:
-            return True
-        *done_keys, last_key = keys
-        complete = all(same_json(partial[k], final[k]) for k in done_keys)
-        return complete and prefix_consistent(partial[last_key], final[last_key])
-    if isinstance(final, list):
-        if not isinstance(partial, list) or len(partial) > len(final):
-            return False
-        if not partial:
-            return True
-        *done, last = partial
-        complete = all(same_json(x, y) for x, y in zip(done, final, strict=False))
-        return complete and prefix_consistent(last, final[len(partial) - 1])
-    return same_json(partial, final)
-
-
 def test_prefix_consistent_helper() -> None:
     final = {"a": "hello", "b": [1, {"c": "xy"}], "d": True}
     for ok in (
@@ -284,7 +242,7 @@ def check_event_contract(run: Run) -> None:
             heads[i] = ev
             args[i] = []
         elif isinstance(ev, llmkit.ToolCallDelta):
-            # id and name are final from the start and never change (DESIGN §4).
+            # id and name are final from the start and never change (docs/design.md §4).
             assert (ev.id, ev.name) == (heads[i].id, heads[i].name)
             assert ev.arguments_delta
             args[i].append(ev.arguments_delta)
@@ -669,7 +627,7 @@ def test_one_delta_carrying_two_tool_calls_C4() -> None:
 def test_partial_arguments_read_in_stream_order_cost_linear_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """DESIGN §3: "partial_arguments is computed lazily and incrementally: total cost over a
+    """docs/design.md §3: "partial_arguments is computed lazily and incrementally: total cost over a
     call is linear in the argument length, whatever the number of deltas".
 
     A UI reads ``event.partial_arguments`` for every ``ToolCallDelta`` as ``stream()`` yields

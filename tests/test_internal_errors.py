@@ -1,0 +1,121 @@
+"""llmkit's own bugs are never provider noise (docs/design.md §2).
+
+An exception raised by llmkit's own decoding code must not be caught and turned into an
+``event_malformed`` diagnostic (a regression would ship as silent data loss with green tests):
+``parse_stream`` lets it propagate; ``stream``/``astream`` end with an ``Error`` whose error has
+it as ``__cause__``, logged at ERROR; ``complete`` raises that error. Checked on every wire by
+breaking one assembler method, over real loopback sockets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from pathlib import Path
+
+import httpx
+import pytest
+
+import llmkit
+from llmkit._assembly.assembler import Assembler
+from llmkit._fake.server import ENCODERS
+from llmkit.testing import FakeProvider, FakeReply
+
+WIRES = sorted(ENCODERS)
+CONTEXT = llmkit.Context(messages=[llmkit.user("hi")])
+
+
+class Bug(AttributeError):
+    """The injected bug (an AttributeError, the kind a refactoring leaves behind)."""
+
+
+@pytest.fixture
+def broken_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    def text(self: Assembler, delta: str, key: object = 0) -> None:
+        raise Bug("'TextBlock' object has no attribute 'pieces'")
+
+    monkeypatch.setattr(Assembler, "text", text)
+
+
+def _body(fake: FakeProvider) -> bytes:
+    """The raw streamed body the fake sends for ``CONTEXT`` (read with plain httpx)."""
+    request = llmkit.build_request(fake.model(), CONTEXT, api_key=fake.api_key)
+    with httpx.Client() as client:
+        return client.send(request).read()
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.usefixtures("broken_text")
+def test_parse_stream_lets_llmkits_own_bug_propagate(wire: str) -> None:
+    with FakeProvider([FakeReply("Hello there")], api=wire) as fake:
+        body = _body(fake)
+    with pytest.raises(Bug):
+        list(llmkit.parse_stream(fake.model(), [body]))
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize("pump", ["stream", "astream"])
+@pytest.mark.usefixtures("broken_text")
+def test_a_stream_ends_with_an_error_caused_by_the_bug(
+    wire: str, pump: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with FakeProvider([FakeReply("Hello there")], api=wire) as fake:
+        with caplog.at_level(logging.ERROR, logger="llmkit"):
+            if pump == "stream":
+                with llmkit.stream(fake.model(), CONTEXT, api_key=fake.api_key) as s:
+                    events = list(s)
+            else:
+
+                async def go() -> list[llmkit.Event]:
+                    async with llmkit.astream(fake.model(), CONTEXT, api_key=fake.api_key) as s:
+                        return [e async for e in s]
+
+                events = asyncio.run(go())
+    last = events[-1]
+    assert isinstance(last, llmkit.Error)
+    assert isinstance(last.error, llmkit.StreamError)
+    assert isinstance(last.error.__cause__, Bug)
+    assert "bug in llmkit" in str(last.error)
+    assert last.message.stop_reason == "error"
+    # not disguised as provider noise
+    assert not [d for d in last.message.diagnostics if d.kind == "event_malformed"]
+    logged = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert logged and logged[0].exc_info and logged[0].exc_info[1] is last.error.__cause__
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.usefixtures("broken_text")
+def test_complete_raises_the_error_with_the_bug_as_its_cause(wire: str) -> None:
+    with FakeProvider([FakeReply("Hello there")] * 2, api=wire) as fake:
+        with pytest.raises(llmkit.StreamError) as info:
+            llmkit.complete(fake.model(), CONTEXT, api_key=fake.api_key)
+        with pytest.raises(llmkit.StreamError) as async_info:
+            asyncio.run(llmkit.acomplete(fake.model(), CONTEXT, api_key=fake.api_key))
+    for error in (info.value, async_info.value):
+        assert isinstance(error.__cause__, Bug)
+        assert error.partial is not None and error.partial.stop_reason == "error"
+
+
+_CATCH_ALL = re.compile(r"except\s*(\(?\s*(Exception|BaseException)\b|:)")
+_DECODING = ("_wire", "_assembly", "_json", "_pipeline.py", "_sse.py")
+
+
+def test_no_catch_all_around_llmkits_own_code() -> None:
+    """Every ``except Exception`` in the package says why it is there (``# noqa: catch-all --
+    reason``: third-party or caller code translated into a typed error, or clean-up that
+    re-raises), and none is in the decoding path at all."""
+    package = Path(llmkit.__file__).parent
+    unmarked, in_decoding = [], []
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package).as_posix()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not _CATCH_ALL.search(line):
+                continue
+            where = f"{rel}:{number}: {line.strip()}"
+            if rel.startswith(_DECODING):
+                in_decoding.append(where)
+            elif not re.search(r"# noqa: catch-all -- \S", line):
+                unmarked.append(where)
+    assert in_decoding == []
+    assert unmarked == []
