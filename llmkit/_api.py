@@ -330,6 +330,17 @@ class _Call:
         return message
 
 
+def _httpx2_hint(client: object) -> str:
+    # Without httpx2.alias_httpx(), httpx2's clients, requests and exceptions are classes of
+    # their own: llmkit's httpx requests and exception mapping do not apply (docs/httpx2.md).
+    if type(client).__module__.partition(".")[0] != "httpx2":
+        return ""
+    return (
+        f"; this is httpx2's {type(client).__name__}, which llmkit accepts once "
+        "httpx2.alias_httpx() has run before anything imported httpx"
+    )
+
+
 class EventStream:
     """The context manager ``stream()`` returns: an iterator of events.
 
@@ -341,7 +352,10 @@ class EventStream:
         self._call = _Call(model, context, options)
         self._owned = self._call.client is None
         if self._call.client is not None and not isinstance(self._call.client, httpx.Client):
-            raise InvalidRequestError("stream()/complete() need an httpx.Client as client=")
+            raise InvalidRequestError(
+                "stream()/complete() need an httpx.Client as client="
+                + _httpx2_hint(self._call.client)
+            )
         self._iter: Iterator[Event] | None = None
 
     def __enter__(self) -> EventStream:
@@ -426,7 +440,10 @@ class AsyncEventStream:
         self._call = _Call(model, context, options)
         self._owned = self._call.client is None
         if self._call.client is not None and not isinstance(self._call.client, httpx.AsyncClient):
-            raise InvalidRequestError("astream()/acomplete() need an httpx.AsyncClient as client=")
+            raise InvalidRequestError(
+                "astream()/acomplete() need an httpx.AsyncClient as client="
+                + _httpx2_hint(self._call.client)
+            )
         self._iter: AsyncIterator[Event] | None = None
 
     async def __aenter__(self) -> AsyncEventStream:
