@@ -18,19 +18,18 @@ unknown model: one line on stderr, never a traceback); 2 a usage error (argparse
 interrupted (Ctrl-C).
 
 The JSON form of an event (``--json``; one object per line, UTF-8, the terminal event last) is
-defined once, by :func:`event_json`: ``{"type": <the event's type>, ...its fields}``, pydantic
-values as ``model_dump(mode="json")`` (``message``, ``tool_call``, ``usage``, ``diagnostic``),
-``ToolCallDelta`` with its ``partial_arguments``, and the ``error`` of an ``Error`` event as
-``{"class": <exception class name>, "message": ..., <status, provider, code, request_id,
-retry_after on an APIError; phase on an APITimeoutError>}``. ``replay`` with several files
-prints one such stream per file, in order; each ends with its terminal event. A non-streamed
-JSON body has no events: ``replay`` prints the one ``done`` event its message makes.
+defined once, by ``_cli_render.event_json``: ``{"type": <the event's type>, ...its fields}``,
+pydantic values as ``model_dump(mode="json")`` (``message``, ``tool_call``, ``usage``,
+``diagnostic``), ``ToolCallDelta`` with its ``partial_arguments``, and the ``error`` of an
+``Error`` event as ``{"class": <exception class name>, "message": ..., <status, provider, code,
+request_id, retry_after on an APIError; phase on an APITimeoutError>}``. ``replay`` with several
+files prints one such stream per file, in order; each ends with its terminal event. A
+non-streamed JSON body has no events: ``replay`` prints the one ``done`` event its message makes.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -38,204 +37,20 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, get_args
 
-from pydantic import BaseModel
-
 import llmkit
 
-__all__ = ["event_json", "main"]
+from ._cli_render import Console, diagnostic_line, event_json, event_line, json_line, one_line
+
+__all__ = ["main"]
 
 _REDACTED = "<redacted>"
 _READ_SIZE = 65536
-_ERROR_FIELDS = ("status", "provider", "code", "request_id", "retry_after", "phase")
 _APIS: tuple[str, ...] = get_args(llmkit.Api)
 _REASONING = ("off", "minimal", "low", "medium", "high")
 
 
 class _Failure(Exception):
     """A command-line mistake found after parsing (reported like an llmkit error: exit 1)."""
-
-
-# --------------------------------------------------------------------------- the JSON form
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, BaseException):
-        return _error_json(value)
-    return value
-
-
-def _error_json(error: BaseException) -> dict[str, Any]:
-    out: dict[str, Any] = {"class": type(error).__name__, "message": str(error)}
-    for name in _ERROR_FIELDS:
-        if hasattr(error, name):
-            out[name] = getattr(error, name)
-    return out
-
-
-def event_json(event: llmkit.Event) -> dict[str, Any]:
-    """The stable JSON form of an event: ``type`` first, then the event's fields.
-
-    Args:
-        event: Any event ``stream()``/``parse_stream()`` yields.
-
-    Returns:
-        A dict ready for ``json.dumps``; see the module docstring for the form.
-    """
-    if isinstance(event, llmkit.ToolCallDelta):  # slotted properties, not a dataclass
-        return {
-            "type": event.type,
-            "index": event.index,
-            "id": event.id,
-            "name": event.name,
-            "arguments_delta": event.arguments_delta,
-            "partial_arguments": event.partial_arguments,
-        }
-    out: dict[str, Any] = {"type": event.type}
-    for field in dataclasses.fields(event):
-        if field.name != "type":
-            out[field.name] = _jsonable(getattr(event, field.name))
-    return out
-
-
-def _json_line(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-# --------------------------------------------------------------------------- human output
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
-
-
-def _summary(message: llmkit.AssistantMessage) -> str:
-    """``stop tool_use (raw "tool_calls") · input 20 · output 7 · 2 diagnostics``."""
-    parts = [f"stop {message.stop_reason}"]
-    if message.raw_stop_reason is not None:
-        parts[0] += f" (raw {json.dumps(message.raw_stop_reason)})"
-    usage = message.usage
-    for name in ("input", "output", "cache_read", "cache_write", "reasoning"):
-        count = getattr(usage, name)
-        if count is not None:
-            parts.append(f"{name} {count}")
-    if usage.cost is not None:
-        parts.append(f"${usage.cost:.6f}")
-    if message.diagnostics:
-        parts.append(f"{len(message.diagnostics)} diagnostic(s)")
-    return "[" + " · ".join(parts) + "]"
-
-
-def _diagnostic_line(diagnostic: llmkit.Diagnostic) -> str:
-    call = f" (call {diagnostic.tool_call_id})" if diagnostic.tool_call_id else ""
-    return f"[diagnostic {diagnostic.kind}{call}] {_one_line(diagnostic.message)}"
-
-
-class _Console:
-    """Renders for a person: text and tool calls on stdout, thinking, diagnostics and a summary
-    line on stderr.
-
-    The two streams usually share one terminal, so a line left open on one is ended before the
-    other is written to. Streamed blocks may interleave (parallel calls, a text part closed only
-    at the end of the stream): a delta for another block than the one on the current line
-    starts a new line. Diagnostics are printed at the end, with the summary, so that they do
-    not cut a line of streamed arguments in two.
-    """
-
-    def __init__(self, out: IO[str], err: IO[str]) -> None:
-        self.out = out
-        self.err = err
-        self.last = out  # the stream written to last
-        self.fresh = True  # whether ``last`` is at the start of a line
-        self.block: int | None = None  # the block whose output is on stdout's current line
-
-    def write(self, stream: IO[str], text: str) -> None:
-        if not text:
-            return
-        if stream is not self.last:
-            self.end_line()
-            self.last = stream
-            self.block = None
-        stream.write(text)
-        stream.flush()
-        self.fresh = text.endswith("\n")
-
-    def end_line(self) -> None:
-        if not self.fresh:
-            self.last.write("\n")
-            self.last.flush()
-            self.fresh = True
-            self.block = None
-
-    def own(self, index: int, header: str) -> None:
-        """Give stdout's current line to the block at ``index``; another block's line is
-        ended first and the new one starts with ``header``."""
-        if self.last is not self.out or self.block != index:
-            self.end_line()
-            self.last = self.out
-            self.write(self.out, header)
-            self.block = index
-
-    def event(self, event: llmkit.Event) -> None:
-        """Render one event as it arrives (``complete --stream``)."""
-        match event:
-            case llmkit.TextDelta(index=index, delta=delta):
-                self.own(index, "")
-                self.write(self.out, delta)
-            case llmkit.ThinkingDelta(delta=delta):
-                if self.last is not self.err:
-                    self.end_line()
-                    self.write(self.err, "[thinking] ")
-                self.write(self.err, delta)
-            case llmkit.ToolCallStart(index=index, id=call_id, name=name):
-                self.own(index, f"[tool call {name or '?'} {call_id}] ")
-            case llmkit.ToolCallDelta(index=index, id=call_id, name=name):
-                self.own(index, f"[tool call {name or '?'} {call_id} ...] ")
-                self.write(self.out, event.arguments_delta)
-            case llmkit.ToolCallEnd(index=index, tool_call=call):
-                self.own(index, f"[tool call {call.name} {call.id}] {call.raw_arguments}")
-                self.write(self.out, f"  ({call.status})\n")
-            case llmkit.Done(message=message) | llmkit.Error(message=message):
-                self.end(message)
-
-    def message(self, message: llmkit.AssistantMessage) -> None:
-        """Render a whole message (``complete`` without ``--stream``)."""
-        if message.thinking:
-            self.write(self.err, f"[thinking] {message.thinking}\n")
-        if message.text:
-            self.write(self.out, message.text + "\n")
-        for call in message.tool_calls:
-            arguments = json.dumps(call.arguments, ensure_ascii=False)
-            line = f"[tool call {call.name} {call.id}] {arguments}  ({call.status})\n"
-            self.write(self.out, line)
-        self.end(message)
-
-    def end(self, message: llmkit.AssistantMessage) -> None:
-        """The diagnostics and the summary line."""
-        self.end_line()
-        for diagnostic in message.diagnostics:
-            self.write(self.err, _diagnostic_line(diagnostic) + "\n")
-        self.write(self.err, _summary(message) + "\n")
-
-
-def _event_line(event: llmkit.Event) -> str:
-    """One line per event for ``replay``: ``text_delta [0] delta="Hel"``."""
-    if isinstance(event, llmkit.DiagnosticEvent):
-        d = event.diagnostic
-        call = f" call={d.tool_call_id}" if d.tool_call_id else ""
-        details = f" details={_json_line(d.details)}" if d.details else ""
-        return f"diagnostic {d.kind}{call} {_one_line(d.message)}{details}"
-    data = event_json(event)
-    head = data.pop("type")
-    index = data.pop("index")
-    if index is not None:
-        head += f" [{index}]"
-    if isinstance(event, (llmkit.Done, llmkit.Error)):
-        data.pop("message")
-        head += " " + _summary(event.message)
-    fields = " ".join(f"{k}={_json_line(v)}" for k, v in data.items())
-    return f"{head} {fields}".rstrip()
 
 
 # --------------------------------------------------------------------------- model and options
@@ -274,7 +89,7 @@ def _context(ns: argparse.Namespace) -> llmkit.Context:
         try:
             tools = [llmkit.Tool.model_validate(t) for t in declared]
         except ValueError as e:  # pydantic's ValidationError
-            raise _Failure(f"{ns.tools}: {_one_line(str(e))}") from None
+            raise _Failure(f"{ns.tools}: {one_line(str(e))}") from None
     return llmkit.Context(system=ns.system, messages=[llmkit.user(prompt)], tools=tools)
 
 
@@ -318,13 +133,13 @@ def _cmd_models(ns: argparse.Namespace) -> int:
 def _cmd_complete(ns: argparse.Namespace) -> int:
     model = _model(ns.model, ns.api, ns.api_key_env)
     context = _context(ns)
-    console = _Console(sys.stdout, sys.stderr)
+    console = Console(sys.stdout, sys.stderr)
     if ns.json:
         _utf8(sys.stdout)
     with llmkit.stream(model, context, **_options(ns)) as events:
         for event in events:
             if ns.json and (ns.stream or isinstance(event, (llmkit.Done, llmkit.Error))):
-                print(_json_line(event_json(event)), flush=True)
+                print(json_line(event_json(event)), flush=True)
             elif ns.stream and not ns.json:
                 console.event(event)
             if isinstance(event, llmkit.Error):
@@ -339,7 +154,7 @@ def _cmd_complete(ns: argparse.Namespace) -> int:
 def _cmd_request(ns: argparse.Namespace) -> int:
     model = _model(ns.model, ns.api, ns.api_key_env)
     options = _options(ns)
-    key = os.environ.get(model.api_key_env) if model.api_key_env else None
+    key = (os.environ.get(model.api_key_env) or None) if model.api_key_env else None
     if key is None and model.api_key_required:
         variable = model.api_key_env or "--api-key-env"
         print(f"note: no key in {variable}; a real call would fail", file=sys.stderr)
@@ -358,7 +173,7 @@ def _cmd_request(ns: argparse.Namespace) -> int:
     body = json.loads(request.content)
     print(redact(json.dumps(body, ensure_ascii=False, indent=2)))
     for diagnostic in request.extensions.get("llmkit.diagnostics", []):
-        print(_diagnostic_line(diagnostic), file=sys.stderr)
+        print(diagnostic_line(diagnostic), file=sys.stderr)
     return 0
 
 
@@ -408,7 +223,7 @@ def _replay(model: llmkit.Model, source: IO[bytes], as_json: bool) -> None:
     else:
         events = llmkit.parse_stream(model, _prepend(first, chunks))
     for event in events:
-        print(_json_line(event_json(event)) if as_json else _event_line(event), flush=True)
+        print(json_line(event_json(event)) if as_json else event_line(event), flush=True)
         if isinstance(event, llmkit.Error):
             raise event.error
 
@@ -516,7 +331,7 @@ def _utf8(stream: IO[str]) -> None:
 def _report(error: Exception, where: str = "") -> None:
     """The one stderr line of a failure: ``llmkit: error: [where]Class: message``."""
     name = "" if isinstance(error, _Failure) else f"{type(error).__name__}: "
-    print(f"llmkit: error: {where}{name}{_one_line(str(error))}", file=sys.stderr)
+    print(f"llmkit: error: {where}{name}{one_line(str(error))}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -529,6 +344,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status: 0, 1 for an llmkit error, 130 when interrupted (argparse exits 2 on
         a usage error itself).
     """
+    for stream in (sys.stdout, sys.stderr):
+        # A model's text may hold characters the terminal's encoding cannot show: escape
+        # them rather than fail half-way (JSON output switches stdout to UTF-8 instead).
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     ns = _parser().parse_args(argv)
     try:
         status: int = ns.run(ns)

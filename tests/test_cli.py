@@ -177,7 +177,7 @@ def test_complete_prints_the_answer_and_sends_the_options(tmp_path: Path) -> Non
     ]
     assert "[thinking] The user wants Paris." in result.stderr
     assert (
-        result.stderr.splitlines()[-1] == '[stop tool_use (raw "tool_calls") · input 20 · output 7]'
+        result.stderr.splitlines()[-1] == '[stop tool_use (raw "tool_calls"), input 20, output 7]'
     )
     assert body["messages"] == [
         {"role": "system", "content": "Be brief."},
