@@ -280,6 +280,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"llmkit {llmkit.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    raw = argparse.RawDescriptionHelpFormatter  # keep the epilog's paragraphs
 
     models = commands.add_parser("models", help="list the model catalogue")
     models.add_argument("provider", nargs="?", metavar="PROVIDER")
@@ -287,7 +288,7 @@ def _parser() -> argparse.ArgumentParser:
     models.set_defaults(run=_cmd_models)
 
     complete = commands.add_parser(
-        "complete", help="make one call and print the reply", epilog=_EPILOG
+        "complete", help="make one call and print the reply", epilog=_EPILOG, formatter_class=raw
     )
     _add_call_arguments(complete)
     complete.add_argument(
@@ -305,7 +306,10 @@ def _parser() -> argparse.ArgumentParser:
     request.set_defaults(run=_cmd_request)
 
     replay = commands.add_parser(
-        "replay", help="decode a captured raw response body into events", epilog=_EPILOG
+        "replay",
+        help="decode captured raw response bodies into events",
+        epilog=_EPILOG,
+        formatter_class=raw,
     )
     replay.add_argument(
         "files", nargs="+", metavar="FILE", help="a body as received; - reads stdin"
@@ -314,7 +318,8 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--model",
         metavar="PROVIDER/MODEL",
-        help="decode as this model (a catalogue entry, or a custom one on --api)",
+        help="decode as this model: a catalogue entry, or a custom one on --api (default: "
+        "replay/API, with no provider's quirk flags)",
     )
     replay.add_argument("--json", action="store_true", help="events as JSON lines")
     replay.set_defaults(run=_cmd_replay)
