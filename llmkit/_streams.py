@@ -63,6 +63,17 @@ def _internal_error(exc: Exception) -> StreamError:
     return error
 
 
+def _httpx2_hint(client: object) -> str:
+    # Without httpx2.alias_httpx(), httpx2's clients, requests and exceptions are classes of
+    # their own: llmkit's httpx requests and exception mapping do not apply (docs/httpx2.md).
+    if type(client).__module__.partition(".")[0] != "httpx2":
+        return ""
+    return (
+        f"; this is httpx2's {type(client).__name__}, which llmkit accepts once "
+        "httpx2.alias_httpx() has run before anything imported httpx"
+    )
+
+
 class Exchange:
     """What ``stream()``/``astream()`` share: the request, its transport options, the
     decoding pipeline, and the response once its head arrived."""
@@ -144,7 +155,9 @@ class EventStream:
         self._x = Exchange(model, context, options)
         self._owned = self._x.client is None
         if self._x.client is not None and not isinstance(self._x.client, httpx.Client):
-            raise InvalidRequestError("stream()/complete() need an httpx.Client as client=")
+            raise InvalidRequestError(
+                "stream()/complete() need an httpx.Client as client=" + _httpx2_hint(self._x.client)
+            )
         self._iter: Iterator[Event] | None = None
 
     def __enter__(self) -> EventStream:
@@ -228,7 +241,10 @@ class AsyncEventStream:
         self._x = Exchange(model, context, options)
         self._owned = self._x.client is None
         if self._x.client is not None and not isinstance(self._x.client, httpx.AsyncClient):
-            raise InvalidRequestError("astream()/acomplete() need an httpx.AsyncClient as client=")
+            raise InvalidRequestError(
+                "astream()/acomplete() need an httpx.AsyncClient as client="
+                + _httpx2_hint(self._x.client)
+            )
         self._iter: AsyncIterator[Event] | None = None
 
     async def __aenter__(self) -> AsyncEventStream:

@@ -29,11 +29,32 @@ included: ``FakeProvider(replies, emulate="ollama")`` (see
     with FakeProvider(replies) as fake:
         run_my_agent(fake.model(), api_key=fake.api_key)
         assert fake.requests[1].body["messages"][-1]["role"] == "tool"
+
+A script can also grow while the fake serves: ``fake.script(FakeReply("more"))`` appends to it.
+
+**The pytest plugin.** Installing llmkit registers a pytest plugin (entry point ``pytest11``,
+name ``llmkit``; with ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` set, enable it with ``-p llmkit``) that
+gives tests a ``fake_provider`` fixture: a started :class:`FakeProvider`, closed after the test.
+Script it in the test, or configure it with the ``fake_provider`` marker, whose arguments are
+``FakeProvider``'s own; an indirect parametrization with a dict of them does the same (and
+wins over the marker, key by key)::
+
+    def test_my_agent(fake_provider):
+        fake_provider.script(FakeReply("It is sunny."))
+        assert my_agent(fake_provider.model(), api_key=fake_provider.api_key) == "It is sunny."
+
+    @pytest.mark.fake_provider([FakeReply("Bonjour")], api="anthropic-messages")
+    def test_on_claude(fake_provider): ...
+
+    @pytest.mark.parametrize("fake_provider", [{"api": "gemini"}, {"emulate": "vllm"}],
+                             indirect=True)
+    def test_everywhere(fake_provider): ...
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -102,6 +123,34 @@ class _EmulatingServer(Server):
         return self.encoder if found is ENCODERS.get(self.encoder.api) else found
 
 
+class _Script:
+    """An iterable script that :meth:`FakeProvider.script` can extend while it is served: the
+    items given at construction first, then those appended, in order. ``next()`` raises
+    ``StopIteration`` while nothing is pending but serves items appended later (the server asks
+    once per request)."""
+
+    def __init__(self, items: Iterable[ScriptItem]) -> None:
+        self._first: Iterator[ScriptItem] | None = iter(items)
+        self._more: deque[ScriptItem] = deque()  # appended by the test, popped by the server
+
+    def __iter__(self) -> _Script:
+        return self
+
+    def __next__(self) -> ScriptItem:
+        if self._first is not None:
+            try:
+                return next(self._first)
+            except StopIteration:
+                self._first = None
+        try:
+            return self._more.popleft()
+        except IndexError:
+            raise StopIteration from None
+
+    def extend(self, items: Iterable[ScriptItem]) -> None:
+        self._more.extend(items)
+
+
 class FakeProvider:
     """A local HTTP server that answers like a provider's API, from a script.
 
@@ -148,6 +197,9 @@ class FakeProvider:
         self._host = host
         self._port: int | None = None
         self._emulate = emulate
+        self._script: _Script | None = None
+        if not callable(replies):
+            replies = self._script = _Script(replies)
         if emulate is None:
             self._server = Server(replies, api=api, api_key=api_key, require_key=require_key)
             return
@@ -155,6 +207,26 @@ class FakeProvider:
         self._server = _EmulatingServer(
             replies, api=api, api_key=api_key, require_key=require_key, encoder=encoder
         )
+
+    def script(self, *items: ScriptItem) -> None:
+        """Append replies to the script, also while the fake is serving.
+
+        They are served after every item given at construction (so after none of an endless
+        ``itertools.repeat``), in order.
+
+        Args:
+            *items: :class:`FakeReply` / :class:`FakeError` values.
+
+        Raises:
+            TypeError: The fake was built with a responder function (it has no script), or an
+                item is not a ``FakeReply``/``FakeError``.
+        """
+        if self._script is None:
+            raise TypeError("this FakeProvider answers with a responder function, not a script")
+        for item in items:
+            if not isinstance(item, (FakeReply, FakeError)):
+                raise TypeError(f"script() takes FakeReply or FakeError, not {type(item).__name__}")
+        self._script.extend(items)
 
     def start(self) -> FakeProvider:
         """Bind a free port and start serving.

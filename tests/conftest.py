@@ -2,12 +2,21 @@
 
 Hypothesis runs derandomized by default so CI is reproducible; ``HYPOTHESIS_PROFILE=long``
 explores with fresh random examples and ten times more of them (a documented long run).
+
+``LLMKIT_HTTPX2=1`` runs the suite on httpx2 (docs/httpx2.md): ``httpx2.alias_httpx()`` makes
+every later ``import httpx`` (llmkit's, the tests', the vendor SDKs') resolve to httpx2. It must
+run before anything imports httpx, hence here, first; it raises if something already did.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+
+if os.environ.get("LLMKIT_HTTPX2") == "1":
+    import httpx2
+
+    httpx2.alias_httpx()
 
 import pytest
 from hypothesis import HealthCheck, settings
