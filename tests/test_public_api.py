@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import base64
+import importlib
 import inspect
 import json
 import subprocess
@@ -36,7 +37,23 @@ def test_all_is_sorted_and_exported() -> None:
     assert llmkit.__all__ == sorted(llmkit.__all__)
     assert all(hasattr(llmkit, n) for n in llmkit.__all__)
     public = {n for n in dir(llmkit) if not n.startswith("_")}
-    assert public - set(llmkit.__all__) <= {"testing", "wire"}
+    assert public - set(llmkit.__all__) <= {"testing", "ui", "wire"}
+
+
+PUBLIC_MODULES = ("llmkit.testing", "llmkit.ui")
+"""Public modules beside the package itself: imported by name, never re-exported."""
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_public_modules_are_documented(name: str) -> None:
+    module = importlib.import_module(name)  # ruff's RUF022 keeps each __all__ sorted
+    assert (module.__doc__ or "").strip()
+    assert len(set(module.__all__)) == len(module.__all__)
+    for attr in module.__all__:
+        obj = getattr(module, attr)
+        if inspect.isclass(obj) or inspect.isfunction(obj):
+            assert (obj.__doc__ or "").strip(), f"{name}.{attr}"
+    assert not set(module.__all__) & set(llmkit.__all__)  # nothing re-exported
 
 
 def test_public_names_are_documented() -> None:
