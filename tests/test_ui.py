@@ -598,3 +598,36 @@ def test_astream_feeds_ato_ui_stream_end_to_end() -> None:
     assert got[-3]["type"] == "tool-input-available"
     assert got[-3]["input"] == {"tz": "UTC"}
     assert got[-1] == {"type": "finish", "finishReason": "tool-calls"}
+
+
+def test_the_async_pump_closes_its_input_when_closed_or_cancelled() -> None:
+    """What an ASGI server does when the browser goes away: stop reading (``aclose``) or
+    cancel the task; either way the input generator, holding the llmkit stream, ends now."""
+    closed: list[str] = []
+
+    async def events(tag: str, gate: asyncio.Event) -> AsyncIterator[UIStreamItem]:
+        try:
+            yield Start()
+            await gate.wait()  # a provider that is slow to send the next byte
+            yield TextStart(0)
+        finally:
+            closed.append(tag)
+
+    async def main() -> None:
+        stream = ato_ui_stream(events("closed", asyncio.Event()))
+        await stream.__anext__(), await stream.__anext__()
+        await stream.aclose()  # type: ignore[attr-defined]
+        assert closed == ["closed"]
+
+        async def read() -> None:
+            async for _ in ato_ui_stream(events("cancelled", asyncio.Event())):
+                pass
+
+        task = asyncio.create_task(read())
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert closed == ["closed", "cancelled"]
+
+    asyncio.run(main())
