@@ -140,8 +140,6 @@ FINISH_REASONS: dict[StopReason, str] = {
 UIStreamItem = Union[Event, ToolResultMessage]
 """What the input of :func:`to_ui_stream` holds: llmkit events, and tool results between steps."""
 
-ErrorText = Callable[[Exception], str]
-
 _DONE = "data: [DONE]\n\n"
 
 
@@ -199,7 +197,9 @@ class _Encoder:
     """The state machine: one input item in, the framed parts it causes out. No I/O, so the
     sync and async pumps share it and differ only in ``await``."""
 
-    def __init__(self, *, message_id: str | None, data_parts: bool, on_error: ErrorText) -> None:
+    def __init__(
+        self, *, message_id: str | None, data_parts: bool, on_error: Callable[[Exception], str]
+    ) -> None:
         self._message_id = message_id
         self._data_parts = data_parts
         self._on_error = on_error
@@ -398,7 +398,7 @@ def to_ui_stream(
     *,
     message_id: str | None = None,
     data_parts: bool = False,
-    on_error: ErrorText = safe_error_text,
+    on_error: Callable[[Exception], str] = safe_error_text,
 ) -> Iterator[str]:
     """The UI message stream (protocol v1) of ``events``, as SSE-framed ``str`` chunks.
 
@@ -444,7 +444,7 @@ async def ato_ui_stream(
     *,
     message_id: str | None = None,
     data_parts: bool = False,
-    on_error: ErrorText = safe_error_text,
+    on_error: Callable[[Exception], str] = safe_error_text,
 ) -> AsyncIterator[str]:
     """:func:`to_ui_stream` over an async iterable (``astream()``, an async generator)."""
     encoder = _Encoder(message_id=message_id, data_parts=data_parts, on_error=on_error)
