@@ -410,9 +410,9 @@ def to_ui_stream(
             client makes one).
         data_parts: Also send ``data-llmkit-diagnostic`` and ``data-llmkit-step`` parts.
         on_error: Turns a failure into the ``error`` part's text (and is the place to log
-            it): for each ``Error`` event's ``error``, and for an :class:`~llmkit.LLMError`
-            that ``events`` raises. The default, :func:`safe_error_text`, names the kind of
-            failure only.
+            it): for the ``error`` of each ``Error`` event that failed (an ``aborted`` one
+            sends ``abort`` instead), and for an :class:`~llmkit.LLMError` that ``events``
+            raises. The default, :func:`safe_error_text`, names the kind of failure only.
 
     Yields:
         ``data: {json}\\n\\n`` chunks, ``start`` first, ``finish`` and ``data: [DONE]\\n\\n``
