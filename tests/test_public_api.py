@@ -59,6 +59,18 @@ def test_only_the_documented_modules_are_public() -> None:
     assert found <= PUBLIC_MODULES, found - PUBLIC_MODULES
 
 
+@pytest.mark.parametrize("name", sorted(PUBLIC_MODULES - {"llmkit"}))
+def test_public_modules_are_documented(name: str) -> None:
+    module = importlib.import_module(name)  # ruff's RUF022 keeps each __all__ sorted
+    assert (module.__doc__ or "").strip()
+    assert len(set(module.__all__)) == len(module.__all__)
+    for attr in module.__all__:
+        obj = getattr(module, attr)
+        if inspect.isclass(obj) or inspect.isfunction(obj):
+            assert (obj.__doc__ or "").strip(), f"{name}.{attr}"
+    assert not set(module.__all__) & set(llmkit.__all__)  # nothing re-exported
+
+
 def test_public_names_are_documented() -> None:
     for name in llmkit.__all__:
         obj = getattr(llmkit, name)
