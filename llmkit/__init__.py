@@ -80,6 +80,7 @@ if _typing.TYPE_CHECKING:
         user,
     )
     from ._models import Api, Model, ModelCost, OpenAIChatCompat, get_model, models, register_model
+    from ._options import RequestOptions
     from ._quirk_flags import AnthropicCompat
     from ._tools.arguments import decode_tool_call
     from ._tools.definition import Injected, Tool, tool, tool_from_function
@@ -118,6 +119,7 @@ _EXPORTS: dict[str, str] = {
     "OverloadedError": "._errors",
     "PermissionDeniedError": "._errors",
     "RateLimitError": "._errors",
+    "RequestOptions": "._options",
     "ServerError": "._errors",
     "Start": "._events",
     "StopReason": "._messages",
@@ -193,6 +195,7 @@ __all__ = [
     "OverloadedError",
     "PermissionDeniedError",
     "RateLimitError",
+    "RequestOptions",
     "ServerError",
     "Start",
     "StopReason",

@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from ._events import Event
 from ._messages import AssistantMessage, Context
 from ._models import Model
+from ._options import RequestOptions, check_options
 from ._pipeline import Pipeline
-from ._request import build, split_options
+from ._request import build
 from ._streams import AsyncEventStream, EventStream
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "AsyncEventStream",
@@ -37,7 +41,9 @@ __all__ = [
 ]
 
 
-def build_request(model: Model, context: Context, **options: Any) -> httpx.Request:
+def build_request(
+    model: Model, context: Context, **options: Unpack[RequestOptions]
+) -> httpx.Request:
     """The streaming HTTP request ``stream()`` would send, without sending it.
 
     Request-side diagnostics are on ``request.extensions["llmkit.diagnostics"]``.
@@ -47,7 +53,7 @@ def build_request(model: Model, context: Context, **options: Any) -> httpx.Reque
             ``tool_choice`` naming an undeclared tool, or an unknown option.
         MissingAPIKeyError: no key in ``api_key`` nor in the provider's variable.
     """
-    body_opts, tr = split_options(options)
+    body_opts, tr = check_options(options)
     return build(model, context, body_opts, tr, stream=True)[0]
 
 
@@ -94,27 +100,66 @@ def parse_response(model: Model, body: bytes | str | dict[str, Any]) -> Assistan
     return pipeline.message()
 
 
-def stream(model: Model, context: Context, **options: Any) -> EventStream:
+def stream(model: Model, context: Context, **options: Unpack[RequestOptions]) -> EventStream:
     """Stream a response: ``with llmkit.stream(model, context) as events: for e in events``.
 
     The request is sent (with retries before the first byte) when the block is entered;
-    errors before the stream starts raise there. Failures after it started end the stream
-    with an ``Error`` event carrying the partial message.
+    errors before the stream starts raise there. A failure after it started does not raise:
+    the stream ends with an ``Error`` event whose ``error`` is exactly what :func:`complete`
+    would raise (its ``.partial`` holds the partial message). Leaving the block early closes
+    the connection; ``.message`` is then the message with ``stop_reason="aborted"``.
+
+    Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
+        ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
+        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``
+        shape the body; ``api_key``, ``base_url``, ``headers``, ``timeout`` (a number is not
+        a deadline: see :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``,
+        ``client``, ``max_event_size`` shape the transport; ``on_request`` sees (and may
+        replace) the body dict, ``on_response`` each attempt's response head.
+
+    Raises:
+        InvalidRequestError: a bad option value, or one the model cannot honour (on the call).
+        MissingAPIKeyError: no key in ``api_key`` nor in the provider's variable (on the call).
+        APIError: the provider answered with an error before the stream (on entering).
+        APIConnectionError: the connection failed or timed out before the stream (entering).
     """
     return EventStream(model, context, options)
 
 
-def astream(model: Model, context: Context, **options: Any) -> AsyncEventStream:
-    """Async :func:`stream`: ``async with llmkit.astream(...) as events: async for e in events``."""
+def astream(model: Model, context: Context, **options: Unpack[RequestOptions]) -> AsyncEventStream:
+    """Async :func:`stream`: ``async with llmkit.astream(...) as events: async for e in events``.
+
+    The same options and errors as :func:`stream`; ``on_response`` may be an async function.
+    Cancelling the task that reads it closes the connection (the message ends ``aborted``).
+    """
     return AsyncEventStream(model, context, options)
 
 
-def complete(model: Model, context: Context, **options: Any) -> AssistantMessage:
+def complete(model: Model, context: Context, **options: Unpack[RequestOptions]) -> AssistantMessage:
     """The whole AssistantMessage: exactly what the terminal event of ``stream()`` carries.
 
+    It streams on the wire (the same decoding, idle timeouts and partial message as
+    :func:`stream`). Every exception raised after the first response byte carries the partial
+    message as ``.partial`` (``None`` before it) and keeps its most specific class:
+    ``except llmkit.LLMError as e: e.partial`` works for all of them.
+
+    Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
+        ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
+        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``
+        shape the body; ``api_key``, ``base_url``, ``headers``, ``timeout`` (a number is not
+        a deadline: see :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``,
+        ``client``, ``max_event_size`` shape the transport; ``on_request`` sees (and may
+        replace) the body dict, ``on_response`` each attempt's response head.
+
     Raises:
-        StreamError: the stream failed after it started (``.partial`` has the message).
-        APIError: the provider answered with an error, before or during the stream.
+        InvalidRequestError: a bad option value, or one the model cannot honour.
+        MissingAPIKeyError: no key in ``api_key`` nor in the provider's variable.
+        APIError: the provider answered with an error, before or during the stream (an
+            in-stream ``overloaded_error`` is an ``OverloadedError``, and so on).
+        APITimeoutError: a timeout fired (``phase``: connect, first_byte, idle or total).
+        APIConnectionError: the connection failed before the response started.
+        StreamError: the stream broke after it started and nothing more specific applies
+            (the connection dropped, the body was truncated or undecodable).
     """
     with stream(model, context, **options) as events:
         for _ in events:
@@ -122,8 +167,10 @@ def complete(model: Model, context: Context, **options: Any) -> AssistantMessage
         return events._x.raise_for_result()
 
 
-async def acomplete(model: Model, context: Context, **options: Any) -> AssistantMessage:
-    """Async :func:`complete`."""
+async def acomplete(
+    model: Model, context: Context, **options: Unpack[RequestOptions]
+) -> AssistantMessage:
+    """Async :func:`complete`: the same options and errors; ``on_response`` may be async."""
     async with astream(model, context, **options) as events:
         async for _ in events:
             pass

@@ -1,11 +1,10 @@
-"""Building the HTTP request: the options split into body and transport options, the API key
-looked up, the wire's body, headers and URL put together. Pure: nothing is sent here."""
+"""Building the HTTP request from checked options (:mod:`._options`): the API key looked up,
+the wire's body, headers and URL put together. Pure: nothing is sent here."""
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any
 
 import httpx
 
@@ -13,39 +12,11 @@ from . import _wire
 from ._errors import InvalidRequestError, MissingAPIKeyError
 from ._messages import Context
 from ._models import Model
+from ._options import TransportSettings
 from ._version import __version__
 from ._wire.contract import Options
 
-__all__ = ["TRANSPORT_OPTIONS", "api_key", "build", "split_options"]
-
-_BODY_OPTIONS = frozenset(Options.__dataclass_fields__)
-TRANSPORT_OPTIONS = frozenset(
-    {
-        "api_key",
-        "base_url",
-        "headers",
-        "timeout",
-        "max_retries",
-        "client",
-        "on_request",
-        "max_event_size",
-        "max_retry_delay",
-    }
-)
-
-
-def split_options(options: dict[str, Any]) -> tuple[Options, dict[str, Any]]:
-    """The body options and the transport options; an unknown option is refused."""
-    unknown = set(options) - _BODY_OPTIONS - TRANSPORT_OPTIONS
-    if unknown:
-        raise InvalidRequestError(
-            f"Unknown option(s): {', '.join(sorted(unknown))}. Use provider_options={{...}} "
-            "for provider-specific body fields."
-        )
-    body = Options(**{k: v for k, v in options.items() if k in _BODY_OPTIONS})
-    if isinstance(body.stop, str):
-        body.stop = [body.stop]
-    return body, {k: v for k, v in options.items() if k in TRANSPORT_OPTIONS}
+__all__ = ["api_key", "build"]
 
 
 def api_key(model: Model, explicit: str | None) -> str | None:
@@ -63,7 +34,7 @@ def api_key(model: Model, explicit: str | None) -> str | None:
 
 
 def build(
-    model: Model, context: Context, body_opts: Options, tr: dict[str, Any], *, stream: bool
+    model: Model, context: Context, body_opts: Options, tr: TransportSettings, *, stream: bool
 ) -> tuple[httpx.Request, str | None]:
     """The request (its request-side diagnostics on ``extensions["llmkit.diagnostics"]``) and
     the key it carries (for redaction)."""

@@ -28,8 +28,9 @@ from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
 from ._events import Event
 from ._messages import AssistantMessage, Context
 from ._models import Model
+from ._options import RequestOptions, check_options
 from ._pipeline import Pipeline
-from ._request import build, split_options
+from ._request import build
 from ._sse import DEFAULT_MAX_EVENT_SIZE
 from ._transport import (
     Timeouts,
@@ -78,18 +79,29 @@ class Exchange:
     """What ``stream()``/``astream()`` share: the request, its transport options, the
     decoding pipeline, and the response once its head arrived."""
 
-    def __init__(self, model: Model, context: Context, options: dict[str, Any]) -> None:
-        body_opts, tr = split_options(options)
+    def __init__(
+        self, model: Model, context: Context, options: RequestOptions, *, client_type: type[Any]
+    ) -> None:
+        body_opts, tr = check_options(options)
+        client = tr.get("client")
+        if client is not None and not isinstance(client, client_type):
+            need = (
+                "stream()/complete() need an httpx.Client"
+                if client_type is httpx.Client
+                else "astream()/acomplete() need an httpx.AsyncClient"
+            )
+            raise InvalidRequestError(f"{need} as client=" + _httpx2_hint(client))
         self.model = model
         self.request, key = build(model, context, body_opts, tr, stream=True)
         self.transport = TransportOptions(
-            timeouts=Timeouts.of(tr.get("timeout")),
+            timeouts=tr.get("timeout") or Timeouts(),
             max_retries=tr.get("max_retries", 2),
             max_retry_delay=tr.get("max_retry_delay", 60.0),
             provider=model.provider,
             secret=key,
+            on_response=tr.get("on_response"),
         )
-        self.client: Any = tr.get("client")
+        self.client: Any = client
         self.pipeline = Pipeline(
             model,
             tool_names=frozenset(t.name for t in context.tools),
@@ -151,13 +163,9 @@ class EventStream:
     early closes the connection; the message then has ``stop_reason="aborted"``.
     """
 
-    def __init__(self, model: Model, context: Context, options: dict[str, Any]) -> None:
-        self._x = Exchange(model, context, options)
+    def __init__(self, model: Model, context: Context, options: RequestOptions) -> None:
+        self._x = Exchange(model, context, options, client_type=httpx.Client)
         self._owned = self._x.client is None
-        if self._x.client is not None and not isinstance(self._x.client, httpx.Client):
-            raise InvalidRequestError(
-                "stream()/complete() need an httpx.Client as client=" + _httpx2_hint(self._x.client)
-            )
         self._iter: Iterator[Event] | None = None
 
     def __enter__(self) -> EventStream:
@@ -237,14 +245,9 @@ class AsyncEventStream:
     ``aborted``.
     """
 
-    def __init__(self, model: Model, context: Context, options: dict[str, Any]) -> None:
-        self._x = Exchange(model, context, options)
+    def __init__(self, model: Model, context: Context, options: RequestOptions) -> None:
+        self._x = Exchange(model, context, options, client_type=httpx.AsyncClient)
         self._owned = self._x.client is None
-        if self._x.client is not None and not isinstance(self._x.client, httpx.AsyncClient):
-            raise InvalidRequestError(
-                "astream()/acomplete() need an httpx.AsyncClient as client="
-                + _httpx2_hint(self._x.client)
-            )
         self._iter: AsyncIterator[Event] | None = None
 
     async def __aenter__(self) -> AsyncEventStream:

@@ -19,10 +19,11 @@ Rules (docs/design.md §4, QUIRKS I1-I4):
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import random
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -33,6 +34,7 @@ from ._errors import (
     APIConnectionError,
     APIError,
     APITimeoutError,
+    InvalidRequestError,
     LLMError,
     RateLimitError,
     StreamError,
@@ -49,13 +51,17 @@ RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
 @dataclass(frozen=True)
 class Timeouts:
-    """Timeouts in seconds (``None``: no limit).
+    """Timeouts in seconds (``None``: no limit), each > 0.
+
+    ``timeout=30`` (a number) sets ``connect``, ``first_byte`` and ``idle`` to 30 s and leaves
+    ``total`` unset: a stream that keeps sending is never cut by it. For a deadline on the
+    whole call, retries included, set ``total``: ``Timeouts(total=120)``.
 
     Attributes:
-        connect: To open the connection.
-        first_byte: From sending the request to the response head.
-        idle: Between two reads of the response body once it started.
-        total: For the whole call, retries included.
+        connect: To open the connection (default 10).
+        first_byte: From sending the request to the response head (default 300).
+        idle: Between two reads of the response body once it started (default 300).
+        total: For the whole call, from sending the request, retries included (default none).
     """
 
     connect: float | None = 10.0
@@ -65,7 +71,8 @@ class Timeouts:
 
     @classmethod
     def of(cls, value: Timeouts | float | None) -> Timeouts:
-        """A Timeouts from the ``timeout`` option (a float sets every phase but ``total``)."""
+        """A Timeouts from the ``timeout`` option: a number sets connect, first byte and idle
+        alike, and is not a deadline for the whole call (``total`` stays unset)."""
         if isinstance(value, Timeouts):
             return value
         if value is None:
@@ -83,6 +90,7 @@ class TransportOptions:
     provider: str | None = None
     secret: str | None = None  # the API key, only ever used to redact it
     deadline: float | None = None  # monotonic time when ``total`` runs out
+    on_response: Callable[[httpx.Response], object] | None = None  # the caller's hook
 
     def remaining(self) -> float | None:
         """Seconds left before the total deadline."""
@@ -104,13 +112,21 @@ class Read:
 
 
 @dataclass
+class Notify:
+    """Call the caller's ``on_response`` hook with a response whose head arrived."""
+
+    hook: Callable[[httpx.Response], object]
+    response: httpx.Response
+
+
+@dataclass
 class Sleep:
     """Wait ``seconds`` before the next attempt."""
 
     seconds: float
 
 
-Op = Send | Read | Sleep
+Op = Send | Read | Notify | Sleep
 
 
 def _min(a: float | None, b: float | None) -> float | None:
@@ -216,9 +232,11 @@ def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, A
         if isinstance(result, httpx.HTTPError):
             error: LLMError = _connect_error(result, opts)
             headers = None
-        elif result.status_code < 400:
-            return cast(httpx.Response, result)
         else:
+            if opts.on_response is not None:
+                yield Notify(opts.on_response, result)
+            if result.status_code < 400:
+                return cast(httpx.Response, result)
             body = yield Read(result)
             error = _api_error(result, body, opts)
             headers = result.headers
@@ -241,6 +259,19 @@ def _api_error(response: httpx.Response, body: bytes, opts: TransportOptions) ->
     return error
 
 
+def _notify(op: Notify, *, async_ok: bool) -> object:
+    """Call the caller's hook; a sync call refuses an async one. The pumps close the response
+    when this raises (the hook's own exceptions are the caller's and propagate unchanged)."""
+    result = op.hook(op.response)
+    if not async_ok and inspect.isawaitable(result):
+        if inspect.iscoroutine(result):
+            result.close()  # never awaited: closed, so Python does not warn
+        raise InvalidRequestError(
+            "on_response returned an awaitable: an async hook needs acomplete()/astream()"
+        )
+    return result
+
+
 def run_sync(plan: Generator[Op, Any, httpx.Response], client: httpx.Client) -> httpx.Response:
     """Drive ``plan`` with blocking I/O."""
     value: Any = None
@@ -261,6 +292,12 @@ def run_sync(plan: Generator[Op, Any, httpx.Response], client: httpx.Client) -> 
                 value = b""
             finally:
                 op.response.close()
+        elif isinstance(op, Notify):
+            try:
+                value = _notify(op, async_ok=False)
+            except BaseException:  # noqa: catch-all -- the caller's hook: close, re-raise
+                op.response.close()
+                raise
         else:
             time.sleep(op.seconds)
             value = None
@@ -288,6 +325,15 @@ async def run_async(
                 value = b""
             finally:
                 await op.response.aclose()
+        elif isinstance(op, Notify):
+            try:
+                result = _notify(op, async_ok=True)
+                if inspect.isawaitable(result):
+                    await result
+            except BaseException:  # noqa: catch-all -- the caller's hook: close, re-raise
+                await op.response.aclose()
+                raise
+            value = None
         else:
             await asyncio.sleep(op.seconds)
             value = None

@@ -1,0 +1,182 @@
+"""The caller's options (docs/design.md §3): every value is checked before anything is sent.
+
+A bad value raises ``InvalidRequestError`` naming the option and what it accepts; the fake
+provider counts the requests that reached it: zero. ``on_response`` sees each attempt's response
+head. Over real loopback sockets, sync and async.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import BaseModel
+
+import llmkit
+from llmkit.testing import FakeError, FakeProvider, FakeReply
+
+CONTEXT = llmkit.Context(messages=[llmkit.user("hi")])
+
+
+class Answer(BaseModel):
+    text: str
+
+
+BAD: dict[str, list[Any]] = {
+    "timeout": ["abc", -1, 0, {"total": 1}, (1, 2), float("nan"), True, llmkit.Timeouts(idle=-1)],
+    "temperature": ["hot", -1, 2.5, float("inf"), True],
+    "top_p": [2, -0.1, "1"],
+    "max_tokens": [0, -5, 1.5, "100", True],
+    "max_retries": [-1, 1.5, "2", False],
+    "max_retry_delay": [-1, "x"],
+    "max_event_size": [0, "big"],
+    "stop": ["", [""], [1], 5, ("a",)],
+    "tool_choice": ["any", {"tool": "x"}, {"name": 1}, 3],
+    "parallel_tool_calls": ["yes", 1],
+    "reasoning": ["max", 3, True],
+    "response_format": ["json", 5, Answer(text="x")],
+    "provider_options": [[1], "x"],
+    "api_key": ["", 5],
+    "base_url": ["ftp://x", "localhost:8000", 5],
+    "headers": [{"a": 1}, [("a", "b")]],
+    "on_request": ["not callable"],
+    "on_response": [5],
+}
+
+
+@pytest.mark.parametrize(("option", "value"), [(o, v) for o, values in BAD.items() for v in values])
+def test_a_bad_value_is_refused_before_anything_is_sent(option: str, value: Any) -> None:
+    with FakeProvider([FakeReply("never")] * 3) as fake:
+        options: dict[str, Any] = {"api_key": fake.api_key, option: value}
+        for call in (llmkit.complete, llmkit.build_request):
+            started = time.monotonic()
+            with pytest.raises(llmkit.InvalidRequestError) as info:
+                call(fake.model(), CONTEXT, **options)
+            assert time.monotonic() - started < 1, "refused at once, not retried"
+            message = str(info.value)
+            assert option.split(".")[0] in message, message
+            assert "takes" in message, message  # it says what the option accepts
+        with pytest.raises(llmkit.InvalidRequestError):
+            asyncio.run(llmkit.acomplete(fake.model(), CONTEXT, **options))
+        assert fake.requests == []
+
+
+def test_a_refused_key_is_never_echoed() -> None:
+    secret = b"sk-live-SECRET-bytes-not-str"
+    with pytest.raises(llmkit.InvalidRequestError) as info:
+        llmkit.build_request(llmkit.get_model("openai", "gpt-4.1-mini"), CONTEXT, api_key=secret)  # type: ignore[typeddict-item]
+    assert "SECRET" not in str(info.value) and "api_key" in str(info.value)
+
+
+def test_an_unknown_option_lists_the_known_ones() -> None:
+    with pytest.raises(llmkit.InvalidRequestError, match="max_tokenz") as info:
+        llmkit.build_request(
+            llmkit.get_model("openai", "gpt-4.1-mini"),
+            CONTEXT,
+            api_key="k",
+            max_tokenz=5,  # type: ignore[call-arg]
+        )
+    assert "max_tokens" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("timeout", 2.5),
+        ("timeout", 3),
+        ("timeout", llmkit.Timeouts(connect=1, total=30)),
+        ("temperature", 0),
+        ("temperature", 2),
+        ("top_p", 1),
+        ("stop", "END"),
+        ("stop", []),
+        ("max_retries", 0),
+        ("max_tokens", 1),
+        ("response_format", Answer),
+        ("response_format", {"type": "object"}),
+        ("tool_choice", "required"),
+        ("reasoning", "off"),
+        ("max_tokens", None),  # None is "not given", for every option
+    ],
+)
+def test_good_values_are_accepted(option: str, value: Any) -> None:
+    model = llmkit.get_model("openai", "gpt-4.1-mini")
+    request = llmkit.build_request(model, CONTEXT, api_key="k", **{option: value})
+    assert request.method == "POST"
+
+
+def test_options_are_a_typed_dict_listed_in_help() -> None:
+    keys = set(llmkit.RequestOptions.__annotations__)
+    assert {"max_tokens", "timeout", "on_request", "on_response", "client"} <= keys
+    for call in (llmkit.complete, llmkit.stream):  # acomplete/astream: "the same options"
+        doc = call.__doc__ or ""
+        missing = [k for k in keys if f"``{k}``" not in doc]
+        assert missing == [], (call.__name__, missing)
+
+
+def test_on_response_sees_every_attempts_head() -> None:
+    seen: list[tuple[int, str | None]] = []
+
+    def hook(response: httpx.Response) -> None:
+        assert not response.is_closed and not response.is_stream_consumed
+        seen.append((response.status_code, response.headers.get("content-type")))
+
+    replies = [FakeError(503, "busy", headers={"retry-after": "0"}), FakeReply("ok")]
+    with FakeProvider(replies) as fake:
+        reply = llmkit.complete(
+            fake.model(), CONTEXT, api_key=fake.api_key, on_response=hook, max_retries=1
+        )
+    assert reply.text == "ok"
+    assert [status for status, _ in seen] == [503, 200]
+    assert seen[1][1] is not None and seen[1][1].startswith("text/event-stream")
+
+
+def test_on_response_may_be_async_with_acomplete() -> None:
+    seen: list[int] = []
+
+    async def hook(response: httpx.Response) -> None:
+        await asyncio.sleep(0)
+        seen.append(response.status_code)
+
+    with FakeProvider([FakeReply("ok")]) as fake:
+        reply = asyncio.run(
+            llmkit.acomplete(fake.model(), CONTEXT, api_key=fake.api_key, on_response=hook)
+        )
+    assert reply.text == "ok" and seen == [200]
+
+
+def test_an_async_on_response_is_refused_by_a_sync_call() -> None:
+    async def hook(response: httpx.Response) -> None: ...
+
+    with FakeProvider([FakeReply("ok")]) as fake:
+        with pytest.raises(llmkit.InvalidRequestError, match="acomplete"):
+            llmkit.complete(fake.model(), CONTEXT, api_key=fake.api_key, on_response=hook)
+
+
+def test_an_exception_in_on_response_is_the_callers_and_propagates() -> None:
+    class Mine(Exception):
+        pass
+
+    def hook(response: httpx.Response) -> None:
+        raise Mine("from the hook")
+
+    with FakeProvider([FakeReply("ok")]) as fake:
+        with pytest.raises(Mine):
+            llmkit.complete(fake.model(), CONTEXT, api_key=fake.api_key, on_response=hook)
+
+
+def test_on_request_receives_the_body_dict_and_may_replace_it() -> None:
+    bodies: list[dict[str, Any]] = []
+
+    def hook(body: dict[str, Any]) -> dict[str, Any]:
+        bodies.append(body)
+        return {**body, "user": "tester"}
+
+    with FakeProvider([FakeReply("ok")]) as fake:
+        llmkit.complete(fake.model(), CONTEXT, api_key=fake.api_key, on_request=hook)
+        sent = fake.requests[0].body
+    assert bodies and isinstance(bodies[0], dict) and "messages" in bodies[0]
+    assert sent["user"] == "tester"
