@@ -14,9 +14,18 @@
     │   ├── OverloadedError          529 / overloaded_error (also in-stream)
     │   ├── ContextLengthError       the prompt does not fit the context window
     │   └── ServerError              5xx
-    ├── APIConnectionError           the connection failed before a response
+    ├── APIConnectionError           the connection failed or timed out
     │   └── APITimeoutError          ``phase``: connect / first_byte / idle / total
-    └── StreamError                  a failure after the stream started (carries the partial)
+    └── StreamError                  the stream broke and nothing more specific applies
+
+On every error, ``.message`` is a ``str``, and ``.partial`` is the partial AssistantMessage
+when the failure came after the first response byte (``None`` before it). A failure after the
+stream started keeps its most specific class: an in-stream ``overloaded_error`` is an
+:class:`OverloadedError`, an idle or total timeout an :class:`APITimeoutError`, a rate limit a
+:class:`RateLimitError`; :class:`StreamError` is raised only when nothing more specific applies
+(the connection dropped, the stream was truncated or undecodable). The ``Error`` event of a
+stream carries exactly the exception ``complete()`` raises, so
+``except llmkit.LLMError as e: e.partial`` works the same for every failure.
 
 ``httpx`` exceptions are translated in one place (the transport); no exception message, repr or
 ``args`` ever contains an API key.
@@ -56,11 +65,16 @@ class LLMError(Exception):
     """Base class of every exception llmkit raises.
 
     Attributes:
+        message: What went wrong, as a sentence (never containing a key).
         partial: For a failure after the response started, the partial AssistantMessage
-            received until then (transcript-valid); otherwise ``None``.
+            received until then (transcript-valid, to keep or send back); otherwise ``None``.
     """
 
     partial: AssistantMessage | None = None
+
+    def __init__(self, message: str = "", *args: object) -> None:
+        super().__init__(message, *args)
+        self.message: str = message
 
 
 class InvalidRequestError(LLMError):
@@ -142,7 +156,6 @@ class APIError(LLMError):
         body: Any = None,
     ) -> None:
         super().__init__(message)
-        self.message = message
         self.status = status
         self.provider = provider
         self.code = code
@@ -186,11 +199,15 @@ class ServerError(APIError):
 
 
 class APIConnectionError(LLMError):
-    """The connection failed before a response arrived."""
+    """The connection to the provider failed or timed out: before the response (retried
+    first, then raised) or, for a timeout, while it streamed (``APITimeoutError``, with
+    ``.partial``). A connection dropped mid-stream is a :class:`StreamError`."""
 
 
 class APITimeoutError(APIConnectionError):
-    """A timeout fired. ``phase`` says which: connect, first_byte, idle or total."""
+    """A timeout fired. ``phase`` says which: ``connect`` or ``first_byte`` (before the
+    response; retried first), ``idle`` (no bytes for too long mid-stream) or ``total`` (the
+    deadline for the whole call); the last two carry ``.partial``."""
 
     def __init__(self, message: str, *, phase: TimeoutPhase) -> None:
         super().__init__(message)
@@ -198,21 +215,11 @@ class APITimeoutError(APIConnectionError):
 
 
 class StreamError(LLMError):
-    """The response failed after it started. ``message`` is the partial AssistantMessage
-    (transcript-valid); ``error`` is the underlying cause when there is one."""
+    """The stream broke after it started and no more specific class applies: the connection
+    dropped, the body ended before the wire's terminal event, or it could not be decoded (or
+    llmkit itself failed: then ``__cause__`` is the bug). ``.partial`` is the message so far;
+    the underlying exception, if any, is ``__cause__``."""
 
-    def __init__(
-        self,
-        text: str,
-        *,
-        partial: AssistantMessage | None = None,
-        error: BaseException | None = None,
-    ) -> None:
-        super().__init__(text)
+    def __init__(self, message: str, *, partial: AssistantMessage | None = None) -> None:
+        super().__init__(message)
         self.partial = partial
-        self.error = error
-
-    @property
-    def message(self) -> AssistantMessage | None:
-        """The partial message received before the failure."""
-        return self.partial

@@ -175,7 +175,7 @@ class EventStream:
         x.start_clock()
         try:
             x.response = run_sync(send_plan(x.request, x.transport), x.client)
-        except BaseException:  # noqa: catch-all -- only closes the client, then re-raises
+        except BaseException:  # catch-all: only closes the client, then re-raises
             self._close_client()
             raise
         start_body(x.request, x.transport)
@@ -232,7 +232,7 @@ class EventStream:
                     return
                 x.check_deadline()
             yield from pipeline.eof()
-        except Exception as exc:  # noqa: catch-all -- mapped, or reported as llmkit's own bug
+        except Exception as exc:  # noqa: BLE001 -- catch-all: mapped, or reported as llmkit's own bug
             yield from x.failed(exc)
         finally:
             response.close()
@@ -257,7 +257,7 @@ class AsyncEventStream:
         x.start_clock()
         try:
             x.response = await run_async(send_plan(x.request, x.transport), x.client)
-        except BaseException:  # noqa: catch-all -- only closes the client, then re-raises
+        except BaseException:  # catch-all: only closes the client, then re-raises
             await self._close_client()
             raise
         start_body(x.request, x.transport)
@@ -318,10 +318,10 @@ class AsyncEventStream:
                 x.check_deadline()
             for event in pipeline.eof():
                 yield event
-        except Exception as exc:  # noqa: catch-all -- mapped, or reported as llmkit's own bug
+        except Exception as exc:  # noqa: BLE001 -- catch-all: mapped, or reported as llmkit's own bug
             for event in x.failed(exc):
                 yield event
-        except BaseException:  # noqa: catch-all -- cancelled: the stream ends aborted, re-raised
+        except BaseException:  # catch-all: cancelled: the stream ends aborted, re-raised
             if not pipeline.done:
                 pipeline.abort()
             raise

@@ -183,7 +183,9 @@ def map_stream_exception(exc: httpx.HTTPError | LLMError, opts: TransportOptions
         phase: TimeoutPhase = "total" if remaining is not None and remaining <= 0.05 else "idle"
         return APITimeoutError(f"The stream stalled ({phase} timeout)", phase=phase)
     text = redact(f"{type(exc).__name__}: {exc}", opts.secret)
-    return StreamError(f"The connection failed during the stream ({text})", error=None)
+    error = StreamError(f"The connection failed during the stream ({text})")
+    error.__cause__ = exc
+    return error
 
 
 def _retry_delay(
@@ -295,7 +297,7 @@ def run_sync(plan: Generator[Op, Any, httpx.Response], client: httpx.Client) -> 
         elif isinstance(op, Notify):
             try:
                 value = _notify(op, async_ok=False)
-            except BaseException:  # noqa: catch-all -- the caller's hook: close, re-raise
+            except BaseException:  # catch-all: the caller's hook: close, re-raise
                 op.response.close()
                 raise
         else:
@@ -330,7 +332,7 @@ async def run_async(
                 result = _notify(op, async_ok=True)
                 if inspect.isawaitable(result):
                     await result
-            except BaseException:  # noqa: catch-all -- the caller's hook: close, re-raise
+            except BaseException:  # catch-all: the caller's hook: close, re-raise
                 await op.response.aclose()
                 raise
             value = None
