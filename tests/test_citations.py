@@ -98,10 +98,9 @@ def repo_files() -> Iterator[Path]:
             yield ROOT / name
     for top in SCANNED_DIRS:
         for path in sorted((ROOT / top).rglob("*")):
-            rel = path.relative_to(ROOT).as_posix()
             if not path.is_file() or "__pycache__" in path.parts:
                 continue
-            if rel.startswith("tests/fixtures/") and path.suffix != ".md":
+            if rel(path).startswith("tests/fixtures/") and path.suffix != ".md":
                 continue
             if path.suffix in (".py", ".md"):
                 yield path
