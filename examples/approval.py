@@ -1,4 +1,5 @@
-"""A person approves each risky tool call before it runs (DESIGN §6: approval is the caller's).
+"""A person approves each risky tool call before it runs (approval is the caller's:
+docs/design.md §6).
 
     python examples/approval.py                    # asks you, on the terminal, call by call
     python examples/approval.py --yes              # approves every call (for scripts and CI)

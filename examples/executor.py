@@ -1,6 +1,6 @@
-"""The caller's own tool executor (DESIGN §6: executing tools is the caller's): async tools with
-a typed dependency, a timeout per tool, bounded concurrency, and a clear line between a tool
-that failed (the model is told) and a failure that stops the loop (the model is not).
+"""The caller's own tool executor (docs/design.md §6: executing tools is the caller's): async
+tools with a typed dependency, a timeout per tool, bounded concurrency, and a clear line between
+a tool that failed (the model is told) and a failure that stops the loop (the model is not).
 
     python examples/executor.py                 # no key: llmkit's fake provider
     python examples/executor.py --outage        # the inventory database is down: the loop stops

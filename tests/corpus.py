@@ -1,9 +1,10 @@
 """Load the recorded provider responses under ``tests/fixtures/`` as HTTP exchanges.
 
 The recordings come from other projects' test suites (see ``tests/fixtures/PROVENANCE.md``) and
-keep their upstream bytes, so they arrive in eight container formats (F1-F8, described in the
-corpus's ``FORMATS.md``).  This module turns any of them into a list of :class:`Exchange` values
-holding what the provider's HTTP server sent: status, headers and the exact body bytes.
+keep their upstream bytes, so they arrive in eight container formats (formats F1-F8, described in
+``tests/fixtures/PROVENANCE.md``).  This module turns any of them into a list of
+:class:`Exchange` values holding what the provider's HTTP server sent: status, headers and the
+exact body bytes.
 
 It also holds the test helpers that the replay tests compare llmkit against:
 
@@ -34,7 +35,7 @@ import yaml
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-# Wire APIs whose SSE streams end with ``data: [DONE]`` (FORMATS.md, F1 table).
+# Wire APIs whose SSE streams end with ``data: [DONE]`` (rebuilt for format F1 captures).
 _DONE_WIRES = ("openai-chat", "openai-compatible")
 # Headers that describe the recorded transfer, not the content: the replaying server sets its own.
 _TRANSFER_HEADERS = frozenset({"content-length", "transfer-encoding"})
@@ -121,8 +122,9 @@ def wire_of(path: Path) -> str:
 def detect_format(path: Path) -> str:
     """The container format code (``"F1"`` … ``"F8"``) of a recording, from its file name.
 
-    The rules are the globs of the table at the top of FORMATS.md.  Only the name is used (never
-    ``Path.glob``/``fnmatch`` on it) because some names contain ``[``, ``]`` or spaces.
+    The rules are the globs of the format table in tests/fixtures/PROVENANCE.md.  Only the name
+    is used (never ``Path.glob``/``fnmatch`` on it) because some names contain ``[``, ``]`` or
+    spaces.
     """
     name = path.name
     source, sep, _ = name.partition("__")
@@ -151,7 +153,7 @@ def detect_format(path: Path) -> str:
         return "F6"
     elif source == "llama-stack" and name.endswith(".json"):
         return "F8"
-    raise ValueError(f"{name!r}: no container format matches (see FORMATS.md)")
+    raise ValueError(f"{name!r}: no container format matches (see tests/fixtures/PROVENANCE.md)")
 
 
 # --------------------------------------------------------------------------- loading
@@ -175,7 +177,7 @@ def load_exchanges(path: Path, wire: str | None = None) -> list[Exchange]:
         body, content_type = _rebuild_f1(raw, wire or wire_of(path))
         return [Exchange(200, {"content-type": content_type}, body, None, f"{source}#0")]
     if fmt == "F2":
-        # Pretty-printed by the recorder; content exact, whitespace not (FORMATS.md F2).
+        # Pretty-printed by the recorder; content exact, whitespace not (format F2).
         return [Exchange(200, {"content-type": "application/json"}, raw, None, f"{source}#0")]
     if fmt == "F3":
         return [Exchange(200, {"content-type": "text/event-stream"}, raw, None, f"{source}#0")]
@@ -189,7 +191,7 @@ def load_exchanges(path: Path, wire: str | None = None) -> list[Exchange]:
 
 
 def _safe_yaml(raw: bytes) -> Any:
-    # Safe loaders only (FORMATS.md); the C loader when PyYAML was built with libyaml.
+    # Safe loaders only (these are other projects' files); the C loader when PyYAML has libyaml.
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     return yaml.load(raw, Loader=loader)
 
@@ -212,13 +214,13 @@ def _rebuild_f1(raw: bytes, wire: str) -> tuple[bytes, str]:
         else:
             out.append(f"data: {line}\n\n")
     if wire in _DONE_WIRES:
-        # The recorder drops the terminator; OpenAI-style servers send it (FORMATS.md F1).
+        # The recorder drops the terminator; OpenAI-style servers send it (format F1).
         out.append("data: [DONE]\n\n")
     return "".join(out).encode("utf-8"), "text/event-stream"
 
 
 def _eventstream_frame(event_type: str, payload: bytes) -> bytes:
-    """One AWS event-stream message (layout in FORMATS.md F1)."""
+    """One AWS event-stream message: prelude (lengths and their CRC), headers, payload, CRC."""
     headers = b""
     for name, value in (
         (":event-type", event_type),
@@ -248,7 +250,7 @@ def _response_headers(headers: dict[str, Any] | None) -> dict[str, str]:
 
 
 def _decode_content(body: bytes, headers: dict[str, str], source: str) -> bytes:
-    """Undo ``Content-Encoding`` (vcrpy keeps compressed bodies, FORMATS.md F4) and drop it."""
+    """Undo ``Content-Encoding`` (vcrpy keeps compressed bodies, format F4) and drop it."""
     encodings = [e.strip().lower() for e in headers.pop("content-encoding", "").split(",")]
     # Encodings are listed in the order they were applied: undo them last-first.
     for encoding in reversed([e for e in encodings if e and e != "identity"]):
@@ -290,14 +292,14 @@ def _load_vcrpy(raw: bytes, source: str) -> list[Exchange]:
         req, resp = interaction["request"], interaction["response"]
         headers = _response_headers(resp.get("headers"))
         if "parsed_body" in resp:
-            # pydantic-ai stores JSON bodies parsed and replays json.dumps() of them (F5).
+            # pydantic-ai stores JSON bodies parsed and replays json.dumps() of them (format F5).
             body = json.dumps(resp["parsed_body"]).encode("utf-8")
             headers.pop("content-encoding", None)  # the serializer already decoded the body
         else:
             string = resp["body"]["string"]
             body = string.encode("utf-8") if isinstance(string, str) else bytes(string)
             body = _decode_content(body, headers, f"{source}#{n}")
-        # pydantic-ai may store the request parsed too (F5).
+        # pydantic-ai may store the request parsed too (format F5).
         request_body = req.get("parsed_body", _parse_request_body(req.get("body")))
         request = {
             "method": req.get("method"),
@@ -319,7 +321,7 @@ def _load_go_vcr(raw: bytes, source: str) -> list[Exchange]:
         headers = _response_headers(resp.get("headers"))
         body = resp.get("body") or ""
         body = body.encode("utf-8") if isinstance(body, str) else bytes(body)
-        # go-vcr stores the body already decoded (FORMATS.md F6): an encoding header would lie.
+        # go-vcr stores the body already decoded (format F6): an encoding header would lie.
         headers.pop("content-encoding", None)
         request = {
             "method": req.get("method"),
@@ -350,7 +352,7 @@ def _load_llama_stack(raw: bytes, source: str) -> list[Exchange]:
     """F8: llama-stack recordings of OpenAI-SDK objects (chunk ids/created normalised)."""
     doc = json.loads(raw)
     req, resp = doc["request"], doc["response"]
-    # The recorded url doubles "/v1"; the real path is "endpoint" (FORMATS.md F8).
+    # The recorded url doubles "/v1"; the real path is "endpoint" (format F8).
     request = {
         "method": req.get("method"),
         "url": req.get("url"),
@@ -647,7 +649,7 @@ def _read_content(content: Any, exp: Expected) -> None:
         exp.text_and_refusal += content
     elif isinstance(content, list):
         # Mistral magistral sends content as an array of parts: {"type": "text", "text"} and
-        # {"type": "thinking", "thinking": [{"type": "text", "text"}]} (FORMATS.md, quirks).
+        # {"type": "thinking", "thinking": [{"type": "text", "text"}]}.
         for part in content:
             if part.get("type") == "text":
                 exp.text += part.get("text") or ""

@@ -32,7 +32,7 @@ TOOL = llmkit.Tool(
 CONTEXT = llmkit.Context(messages=[llmkit.user("Weather in Oslo?")], tools=[TOOL])
 QUICK = llmkit.Timeouts(connect=2, first_byte=5, idle=5, total=20)
 
-# The messages providers really send when the prompt is too long (see QUIRKS and the corpus).
+# The messages providers really send when the prompt is too long (see the corpus).
 CONTEXT_LENGTH: dict[str, Any] = {
     "openai-chat": {
         "error": {

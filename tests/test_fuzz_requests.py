@@ -813,7 +813,7 @@ def test_orphan_tool_call_names_the_call_by_its_id_in_the_context(wire: str) -> 
 
 
 def test_mistral_tool_result_images_keep_an_assistant_turn_between_tool_and_user_G2() -> None:
-    # The images of a tool result follow the run of tool messages in a user message (DESIGN
+    # The images of a tool result follow the run of tool messages in a user message (docs/design.md
     # §4); Mistral refuses a user message right after a tool message (QUIRKS G2), so the
     # minimal assistant turn must go before that user message too.
     model = TARGETS["openai-chat"]["mistral"]

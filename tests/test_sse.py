@@ -49,7 +49,7 @@ def test_data_without_space_and_field_without_colon() -> None:
 
 
 def test_data_line_before_event_line_in_one_event() -> None:
-    # Bedrock-mantle writes data: before event: (see corpus FORMATS.md).
+    # Bedrock-mantle writes data: before event: (tests/fixtures/openai-responses/PROVENANCE.md).
     assert decode(b"data: {}\nevent: response.created\n\n") == [("response.created", "{}")]
 
 

@@ -1,8 +1,8 @@
 """The Anthropic Messages wire (``POST /v1/messages``) for the fake server.
 
-Shapes are copied from real api.anthropic.com bytes (shared corpus: anthropic-sdk-python SSE
-captures, charmbracelet-fantasy and pydantic-ai cassettes for streams, simonw-llm-anthropic and
-mirascope for headers and error bodies):
+Shapes are copied from real api.anthropic.com bytes (``tests/fixtures/anthropic-messages/``:
+anthropic-sdk-python SSE captures, charmbracelet-fantasy and pydantic-ai cassettes for streams,
+simonw-llm-anthropic and mirascope for headers and error bodies):
 
 - stream: ``event: <type>\\ndata: <compact JSON>\\n\\n``; ``message_start`` with the message
   shell and usage (input and cache counts, ``output_tokens`` so far); per content block a

@@ -1,9 +1,9 @@
 """The Gemini wire (``POST /v1beta/models/{model}:streamGenerateContent?alt=sse`` and
 ``:generateContent``) for the fake server.
 
-Shapes are copied from real generativelanguage.googleapis.com bytes (shared corpus:
-charmbracelet-fantasy and pydantic-ai cassettes for streams, vercel-ai for non-streamed bodies,
-mirascope for errors):
+Shapes are copied from real generativelanguage.googleapis.com bytes
+(``tests/fixtures/gemini/``: charmbracelet-fantasy and pydantic-ai cassettes for streams, vercel-ai
+for non-streamed bodies, mirascope for errors):
 
 - stream: each event is a whole ``GenerateContentResponse`` as ``data: <JSON>\\r\\n\\r\\n`` —
   CRLF framing, and Google's JSON spelling (``", "`` never, ``","`` between items and ``": "``

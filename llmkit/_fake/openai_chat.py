@@ -1,7 +1,8 @@
 """The OpenAI Chat Completions wire (``POST /v1/chat/completions``) for the fake server.
 
-Shapes are copied from real api.openai.com bytes (shared corpus: ``openai-python__*.bin`` SSE
-recordings, charmbracelet-fantasy and mirascope cassettes for non-streamed and error bodies):
+Shapes are copied from real api.openai.com bytes (``tests/fixtures/openai-chat/``:
+``openai-python__*.bin`` SSE recordings, charmbracelet-fantasy and mirascope cassettes for
+non-streamed and error bodies):
 
 - stream: compact JSON in ``data: ...\\n\\n`` lines; a first chunk carrying only the role; one
   chunk per text or argument piece; a tool call's first delta carries ``id``, ``type``, ``name``

@@ -333,7 +333,7 @@ def _origin(m: AssistantMessage) -> str:
 
 def _tool(t: Tool, model: Model) -> dict[str, Any]:
     # The full JSON Schema is sent, $defs and nested objects included (Anthropic takes draft
-    # 2020-12 as is; DESIGN: no dialect rewrite for Anthropic).
+    # 2020-12 as is; no dialect rewrite for Anthropic, QUIRKS H5).
     out: dict[str, Any] = {"name": t.name}
     if t.description:
         out["description"] = t.description

@@ -350,7 +350,7 @@ class Decoder:
         sink = self._sink
         if kind in ("text", "refusal"):
             if kind == "refusal":
-                self._refusal = True  # the turn is a refusal (DESIGN stop reasons)
+                self._refusal = True  # the turn is a refusal (QUIRKS E3)
             if not item.thought:  # this item's text part opens now
                 item.thought = True
                 self._phases.append(item.phase)

@@ -88,7 +88,7 @@ def model_for(exchange: Exchange) -> llmkit.Model:
     request = exchange.request or {}
     if request.get("url"):
         url = urlsplit(request["url"])
-        # llama-stack records a doubled "/v1/v1"; its "endpoint" is the real path (F8).
+        # llama-stack records a doubled "/v1/v1"; its "endpoint" is the real path (format F8).
         path = request.get("endpoint") or url.path
         base_url = f"{url.scheme}://{url.netloc}{path.removesuffix('/chat/completions')}"
     return llmkit.Model(

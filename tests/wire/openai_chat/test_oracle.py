@@ -285,7 +285,7 @@ def check_against_sdk(msg: llmkit.AssistantMessage, completion: Any, stream: Cha
     sdk = choice.message
 
     # Text. llmkit has no separate refusal field: the refusal text is the message text and
-    # the stop reason says "refusal" (DESIGN stop reasons), where the SDK keeps
+    # the stop reason says "refusal" (docs/design.md stop reasons), where the SDK keeps
     # message.refusal apart from message.content.
     assert msg.text == (sdk.content or "") + (sdk.refusal or "")
 
@@ -309,7 +309,7 @@ def check_against_sdk(msg: llmkit.AssistantMessage, completion: Any, stream: Cha
             assert call.status == "complete"
             assert same_json(call.arguments, json.loads(sdk_call.function.arguments))
 
-    # Finish reason: raw kept, mapped per DESIGN.
+    # Finish reason: raw kept, mapped per docs/design.md.
     assert msg.raw_stop_reason == choice.finish_reason
     expected_stop = {"stop": "stop", "tool_calls": "tool_use", "length": "length"}[
         choice.finish_reason
@@ -328,7 +328,7 @@ def check_against_sdk(msg: llmkit.AssistantMessage, completion: Any, stream: Cha
     u = completion.usage
     if u is None:
         # The SDK has usage=None; llmkit always has a Usage, each count None when not
-        # reported (DESIGN: "never guessed").
+        # reported (docs/design.md: "never guessed").
         assert msg.usage.model_dump() == llmkit.Usage().model_dump()
     else:
         pd, cd = u.prompt_tokens_details, u.completion_tokens_details
@@ -339,7 +339,7 @@ def check_against_sdk(msg: llmkit.AssistantMessage, completion: Any, stream: Cha
         assert msg.usage.cache_write is None  # OpenAI reports no cache writes
 
     assert msg.response_id == completion.id
-    # llmkit records the model as requested (DESIGN: "Model id (as requested)"); the SDK
+    # llmkit records the model as requested (docs/design.md: "Model id (as requested)"); the SDK
     # keeps the snapshot name the server answered with (gpt-4o-2024-08-06).
     assert (msg.provider, msg.api, msg.model) == ("openai", "openai-chat", MODEL.id)
     assert msg.error is None

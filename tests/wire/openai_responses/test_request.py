@@ -408,7 +408,7 @@ def test_replayed_commentary_turn_matches_what_pydantic_ai_sent_with_its_phase()
     ours = body["input"]
     assert ours[0] == recorded[0] and ours[1] == recorded[1]  # user, reasoning (encrypted)
     assert ours[2] == {"role": "assistant", "content": reply.text, "phase": "commentary"}
-    # pydantic-ai's cassette serializer turned curly quotes into ASCII (FORMATS.md F5)
+    # pydantic-ai's cassette serializer turned curly quotes into ASCII (format F5)
     ascii_text = reply.text.translate(str.maketrans({"\u2019": "'", "\u201c": '"', "\u201d": '"'}))
     assert ascii_text == recorded[2]["content"][0]["text"]
     assert ours[3:] == recorded[3:]  # function_call with its fc_ id, function_call_output
