@@ -115,7 +115,7 @@ async def loop(model: llmkit.Model, **options: Any) -> str:
     return "(no answer after 6 turns)"
 
 
-def signature_of(tool: llmkit.Tool) -> str:
+def signature_of(tool: llmkit.Tool[Any]) -> str:
     """``search_products(query: string, max_price?: number | null, ...)`` from the schema."""
     props: dict[str, Any] = tool.parameters.get("properties", {})
     required = set(tool.parameters.get("required", []))

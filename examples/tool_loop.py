@@ -91,8 +91,8 @@ def run(model: llmkit.Model, *, stream: bool, max_tokens: int = 800, **options: 
                 print(f"[turn {turn}] refused {call.name}({call.raw_arguments}): {e.model_message}")
                 context.messages.append(llmkit.tool_result(call, e.model_message, is_error=True))
                 continue
-            result = get_weather(args)  # type: ignore[arg-type]
-            print(f"[turn {turn}] {call.name}({args.city!r}, {args.days}) -> {result}")  # type: ignore[attr-defined]
+            result = get_weather(args)
+            print(f"[turn {turn}] {call.name}({args.city!r}, {args.days}) -> {result}")
             context.messages.append(llmkit.tool_result(call, result))
     return "(no answer after 8 turns)"
 

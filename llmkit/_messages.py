@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable, Sequence
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._diagnostics import Diagnostic
 from ._errors import ToolDefinitionError
 from ._tools.definition import Tool
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    AnyTool: TypeAlias = Tool[Any]
+else:
+    # At run time the plain class: a Tool in a Context keeps its identity (and its args
+    # model); pydantic would re-validate a Tool into a new Tool[Any] instance.
+    AnyTool = Tool
 
 __all__ = [
     "AssistantMessage",
@@ -267,7 +276,7 @@ class Context(BaseModel):
 
     system: str | None = None
     messages: list[Message] = Field(default_factory=list)
-    tools: list[Tool] = Field(default_factory=list)
+    tools: list[AnyTool] = Field(default_factory=list)
 
     model_config = ConfigDict(defer_build=True, validate_assignment=True)
 
@@ -277,7 +286,7 @@ class Context(BaseModel):
         return self
 
 
-def check_tool_names(tools: Sequence[Tool], error: type[Exception]) -> None:
+def check_tool_names(tools: Sequence[AnyTool], error: type[Exception]) -> None:
     """Raise ``error`` when two tools share a name."""
     seen: set[str] = set()
     for t in tools:

@@ -26,10 +26,10 @@ from pydantic import BaseModel, ValidationError
 from .._diagnostics import Diagnostic
 from .._errors import ToolArgumentsError, ToolDefinitionError
 from .._schema.strict import is_optional_property
+from .definition import ArgsT, Tool, _snake_case
 
 if TYPE_CHECKING:
     from .._messages import ToolCall
-    from .definition import Tool
 
 __all__ = ["decode_tool_call"]
 
@@ -312,21 +312,21 @@ def decode_tool_call(
 
 @overload
 def decode_tool_call(
-    tool_or_model: Tool,
+    tool_or_model: Tool[ArgsT],
     call: ToolCall,
     *,
     allow_recovered: bool = False,
     diagnostics: list[Diagnostic] | None = None,
-) -> Any: ...
+) -> ArgsT: ...
 
 
 def decode_tool_call(
-    tool_or_model: Tool | type[BaseModel],
+    tool_or_model: Tool[Any] | type[BaseModel],
     call: ToolCall,
     *,
     allow_recovered: bool = False,
     diagnostics: list[Diagnostic] | None = None,
-) -> BaseModel | dict[str, Any]:
+) -> Any:
     """Validate a tool call's arguments and return them typed.
 
     Args:
@@ -355,8 +355,6 @@ def decode_tool_call(
             lists each problem as ``{"path": "items[2].qty", "message": ..., "type": ...}``.
         ToolDefinitionError: ``tool_or_model`` is neither a Tool nor a pydantic model class.
     """
-    from .definition import Tool, _snake_case  # runtime import: _tools imports this module
-
     schema: dict[str, Any] | None
     if isinstance(tool_or_model, type) and issubclass(tool_or_model, BaseModel):
         model: type[BaseModel] | None = tool_or_model
@@ -447,4 +445,4 @@ def decode_tool_call(
                     details={"tool": name, "path": format_path(path), "change": change},
                 )
             )
-    return value  # type: ignore[no-any-return]
+    return value

@@ -3,8 +3,9 @@ function (:func:`tool_from_function`).
 
 A Tool is validated when it is constructed (name pattern, a metaschema-valid JSON Schema of
 ``type: object``), so a bad definition fails at import time of the caller's module, not when a
-provider answers 400. Decoding a call's arguments lives in ``_decode.py`` and is re-exported
-here (:func:`decode_tool_call`).
+provider answers 400. A Tool is generic in its decoded arguments: ``tool(GetWeather)`` is a
+``Tool[GetWeather]``, a raw-schema Tool a ``Tool[dict[str, Any]]``, so that
+``decode_tool_call(tool, call)`` (in :mod:`.arguments`) is typed to return what it returns.
 """
 
 from __future__ import annotations
@@ -16,15 +17,15 @@ import re
 import typing
 import warnings
 from collections.abc import Callable, Collection
-from typing import Any
+from typing import Any, Generic
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model, model_validator
 from pydantic.fields import FieldInfo
+from typing_extensions import TypeVar
 
 from .._errors import ToolDefinitionError
-from .arguments import decode_tool_call
 
-__all__ = ["Injected", "Tool", "decode_tool_call", "tool", "tool_from_function"]
+__all__ = ["ArgsT", "Injected", "Tool", "tool", "tool_from_function"]
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -40,8 +41,15 @@ def _check_schema(schema: dict[str, Any]) -> None:
         raise ToolDefinitionError(f"parameters is not a valid JSON Schema: {e.message}") from None
 
 
-class Tool(BaseModel):
-    """A tool the model may call.
+M = TypeVar("M", bound=BaseModel)
+ArgsT = TypeVar("ArgsT", covariant=True, default=dict[str, Any])
+"""What ``decode_tool_call`` returns for a ``Tool[ArgsT]``: a model instance, or a dict (the
+default, for a raw-schema Tool). Covariant: a ``Tool[GetWeather]`` is a ``Tool[BaseModel]``;
+annotate ``Tool[Any]`` to take any tool."""
+
+
+class Tool(BaseModel, Generic[ArgsT]):
+    """A tool the model may call, generic in its decoded arguments (``Tool[GetWeather]``).
 
     Two tools are equal when their public fields are equal: a tool made from a pydantic model
     equals itself after a JSON round trip, although only the original keeps the model class.
@@ -64,7 +72,7 @@ class Tool(BaseModel):
     _args_model: type[BaseModel] | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
-    def _validate(self) -> Tool:
+    def _validate(self) -> Tool[ArgsT]:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
             raise ToolDefinitionError(f"Tool name {self.name!r} must match ^[a-zA-Z0-9_-]{{1,64}}$")
         if self.parameters.get("type") != "object":
@@ -135,11 +143,11 @@ def _schema_of(model: type[BaseModel], tool_name: str) -> dict[str, Any]:
 
 
 def tool(
-    args_model: type[BaseModel],
+    args_model: type[M],
     name: str | None = None,
     description: str | None = None,
     strict: bool = False,
-) -> Tool:
+) -> Tool[M]:
     """Make a :class:`Tool` from a pydantic model of its arguments.
 
     Args:
@@ -165,7 +173,7 @@ def tool(
         doc = args_model.__doc__
         # A model without a docstring may still inherit BaseModel's: never send that.
         description = inspect.cleandoc(doc) if doc and doc != BaseModel.__doc__ else ""
-    t = Tool(
+    t: Tool[M] = Tool(
         name=tool_name,
         description=description,
         parameters=_schema_of(args_model, tool_name),
@@ -267,7 +275,7 @@ def tool_from_function(
     description: str | None = None,
     strict: bool = False,
     exclude: Collection[str] = (),
-) -> Tool:
+) -> Tool[BaseModel]:
     """Make a :class:`Tool` from a function's signature and Google-style docstring.
 
     Each parameter becomes a property: its annotation gives the type (``Optional``, ``list``,
@@ -355,7 +363,7 @@ def tool_from_function(
         raise ToolDefinitionError(
             f"Tool {tool_name!r}: cannot build an arguments model: {e}"
         ) from e
-    t = Tool(
+    t: Tool[BaseModel] = Tool(
         name=tool_name,
         description=summary if description is None else description,
         parameters=_schema_of(args_model, tool_name),

@@ -14,7 +14,8 @@ from llmkit._diagnostics import Diagnostic
 from llmkit._errors import LLMError, ToolArgumentsError, ToolDefinitionError
 from llmkit._messages import Context, ToolCall
 from llmkit._schema.strict import openai_strict_schema
-from llmkit._tools.definition import Tool, decode_tool_call, tool, tool_from_function
+from llmkit._tools.arguments import decode_tool_call
+from llmkit._tools.definition import Tool, tool, tool_from_function
 
 
 class GetWeather(BaseModel):

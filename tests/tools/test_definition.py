@@ -13,7 +13,8 @@ from pydantic import BaseModel, Field
 
 from llmkit._errors import LLMError, ToolDefinitionError
 from llmkit._messages import Context, ToolCall
-from llmkit._tools.definition import Injected, Tool, decode_tool_call, tool, tool_from_function
+from llmkit._tools.arguments import decode_tool_call
+from llmkit._tools.definition import Injected, Tool, tool, tool_from_function
 
 if TYPE_CHECKING:
     from decimal import Context as OnlyForTypeCheckers  # never importable at run time

@@ -1,0 +1,65 @@
+"""A user's code, type-checked by mypy in CI (``mypy --strict tests/typing``), never run.
+
+It pins what a type checker sees of the public API: the options are typed (a misspelt option or
+a wrong value is an error: each ``# type: ignore[...]`` below must be needed, or
+``--warn-unused-ignores``, part of ``--strict``, fails), and a Tool is generic in what
+``decode_tool_call`` returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from typing_extensions import assert_type
+
+import llmkit
+
+
+class GetWeather(BaseModel):
+    """Get a weather forecast."""
+
+    city: str
+    days: int = 1
+
+
+def tools(call: llmkit.ToolCall) -> None:
+    weather = llmkit.tool(GetWeather)
+    assert_type(weather, llmkit.Tool[GetWeather])
+    assert_type(llmkit.decode_tool_call(weather, call), GetWeather)
+    assert_type(llmkit.decode_tool_call(GetWeather, call), GetWeather)
+    raw = llmkit.Tool(name="lookup", parameters={"type": "object", "properties": {}})
+    assert_type(llmkit.decode_tool_call(raw, call), dict[str, Any])
+
+    def lookup(order_id: str) -> str:
+        """Look an order up."""
+        return order_id
+
+    assert_type(llmkit.decode_tool_call(llmkit.tool_from_function(lookup), call), BaseModel)
+    # tools of different argument types go in one list, and one Context
+    both: list[llmkit.Tool[Any]] = [weather, raw]
+    llmkit.Context(tools=both)
+    llmkit.Context(tools=[weather, raw])
+
+
+def options(model: llmkit.Model, context: llmkit.Context) -> None:
+    llmkit.complete(model, context, max_tokens=100, timeout=30.0, reasoning="low", stop="END")
+    llmkit.complete(model, context, timeout=llmkit.Timeouts(total=60), tool_choice={"name": "x"})
+    llmkit.build_request(model, context, max_tokenz=100)  # type: ignore[call-arg]
+    llmkit.complete(model, context, temperature="hot")  # type: ignore[arg-type]
+    llmkit.complete(model, context, reasoning="max")  # type: ignore[arg-type]
+    llmkit.stream(model, context, timeout="abc")  # type: ignore[arg-type]
+
+
+async def async_options(model: llmkit.Model, context: llmkit.Context) -> None:
+    reply = await llmkit.acomplete(model, context, max_retries=0)
+    assert_type(reply, llmkit.AssistantMessage)
+    await llmkit.acomplete(model, context, max_retries="2")  # type: ignore[arg-type]
+
+
+def errors(model: llmkit.Model, context: llmkit.Context) -> None:
+    try:
+        llmkit.complete(model, context)
+    except llmkit.LLMError as e:
+        assert_type(e.message, str)
+        assert_type(e.partial, llmkit.AssistantMessage | None)
