@@ -21,6 +21,7 @@ DiagnosticKind = Literal[
     "tool_arguments_invalid",
     "tool_arguments_duplicate",  # a repeated full payload was not appended (QUIRKS D5)
     "arguments_coerced",
+    "arguments_extra_keys",  # keys the tool does not define: ignored (a model) or kept (a dict)
     # tool-call identity and grouping
     "tool_call_id_synthesized",
     "tool_call_id_duplicate",

@@ -27,6 +27,7 @@ from .._diagnostics import Diagnostic
 from .._errors import ToolArgumentsError, ToolDefinitionError
 from .._schema.strict import is_optional_property
 from .definition import ArgsT, Tool, _snake_case
+from .extra_keys import undeclared_in_model, undeclared_in_schema
 
 if TYPE_CHECKING:
     from .._messages import ToolCall
@@ -341,8 +342,11 @@ def decode_tool_call(
         allow_recovered: Accept a call whose arguments were recovered from broken or
             truncated JSON (``status`` ``recovered`` or ``invalid``); refused by default,
             since a cut-off call is not safe to execute blindly.
-        diagnostics: A list that receives one ``arguments_coerced`` diagnostic per coercion
-            applied (``details``: ``tool``, ``path``, ``change``), when decoding succeeds.
+        diagnostics: A list that receives, when decoding succeeds, one ``arguments_coerced``
+            diagnostic per coercion applied (``details``: ``tool``, ``path``, ``change``) and
+            one ``arguments_extra_keys`` naming the keys the tool does not define (``details``:
+            ``tool``, ``keys``, ``kept``): an args model ignores them, a plain schema tool's
+            dict keeps them. An args model with ``extra="forbid"`` refuses them instead.
 
     Returns:
         The model instance, or a dict for a plain schema tool (JSON Schema defaults are not
@@ -355,20 +359,41 @@ def decode_tool_call(
             lists each problem as ``{"path": "items[2].qty", "message": ..., "type": ...}``.
         ToolDefinitionError: ``tool_or_model`` is neither a Tool nor a pydantic model class.
     """
-    schema: dict[str, Any] | None
-    if isinstance(tool_or_model, type) and issubclass(tool_or_model, BaseModel):
-        model: type[BaseModel] | None = tool_or_model
-        name = _snake_case(tool_or_model.__name__)
-        accepted = {name, tool_or_model.__name__}
-        schema = None
-    elif isinstance(tool_or_model, Tool):
-        model, name, schema = tool_or_model.args_model, tool_or_model.name, tool_or_model.parameters
-        accepted = {name}
+    model, name, schema, accepted = _target(tool_or_model)
+    _check_call(call, name, accepted, allow_recovered=allow_recovered)
+    args = copy.deepcopy(call.arguments)  # the repairs write into this copy
+    value, changes = _validate(model, schema, name, call, args)
+    if isinstance(value, BaseModel):
+        # Serialising a custom type may fail: this report is best effort, the value is valid.
+        with contextlib.suppress(Exception):
+            _lax_changes(args, value.model_dump(by_alias=True, warnings=False), (), changes)
+        extra = undeclared_in_model(value, args)
     else:
-        raise ToolDefinitionError(
-            f"decode_tool_call needs a Tool or a pydantic model class, got {tool_or_model!r}"
-        )
+        assert schema is not None
+        extra = undeclared_in_schema(schema, args)
+    if diagnostics is not None:
+        diagnostics += _report(name, call, changes, extra, kept=model is None)
+    return value
 
+
+def _target(
+    tool_or_model: Tool[Any] | type[BaseModel],
+) -> tuple[type[BaseModel] | None, str, dict[str, Any] | None, set[str]]:
+    """The args model (if any), the tool name, its schema (for a plain Tool), and the names
+    a call may have."""
+    if isinstance(tool_or_model, type) and issubclass(tool_or_model, BaseModel):
+        name = _snake_case(tool_or_model.__name__)
+        return tool_or_model, name, None, {name, tool_or_model.__name__}
+    if isinstance(tool_or_model, Tool):
+        model, name = tool_or_model.args_model, tool_or_model.name
+        return model, name, None if model is not None else tool_or_model.parameters, {name}
+    raise ToolDefinitionError(
+        f"decode_tool_call needs a Tool or a pydantic model class, got {tool_or_model!r}"
+    )
+
+
+def _check_call(call: ToolCall, name: str, accepted: set[str], *, allow_recovered: bool) -> None:
+    """Refuse a call to another tool, and recovered arguments unless allowed."""
     if call.name not in accepted:
         shown = _short(call.name)
         raise ToolArgumentsError(
@@ -397,7 +422,15 @@ def decode_tool_call(
             tool_call_id=call.id,
         )
 
-    args = copy.deepcopy(call.arguments)  # the repairs below write into this copy
+
+def _validate(
+    model: type[BaseModel] | None,
+    schema: dict[str, Any] | None,
+    name: str,
+    call: ToolCall,
+    args: dict[str, Any],
+) -> tuple[Any, list[tuple[Path, str]]]:
+    """Validate ``args`` (repairing it in place, pass by pass), or refuse it."""
     if model is not None:
         validate = _pydantic_validator(model)
     else:
@@ -418,7 +451,7 @@ def decode_tool_call(
     for _ in range(_MAX_PASSES):
         value, problems = validate(args)
         if not problems:
-            break
+            return value, changes
         fixed = False
         for p in problems:
             fix = _fix(p, scalars=model is None, optional=optional)
@@ -426,23 +459,33 @@ def decode_tool_call(
                 changes.append((p.path, fix[0]))
                 fixed = True
         if not fixed:
-            raise _refuse(name, call, problems)
-    else:
-        raise _refuse(name, call, problems)
+            break
+    raise _refuse(name, call, problems)
 
-    if isinstance(value, BaseModel):
-        # Serialising a custom type may fail: this report is best effort, the value is valid.
-        with contextlib.suppress(Exception):
-            _lax_changes(args, value.model_dump(by_alias=True, warnings=False), (), changes)
-    if diagnostics is not None:
-        for path, change in changes:
-            where = format_path(path) or "arguments"
-            diagnostics.append(
-                Diagnostic(
-                    kind="arguments_coerced",
-                    message=f"{name}: {where}: {_CHANGES[change]}",
-                    tool_call_id=call.id,
-                    details={"tool": name, "path": format_path(path), "change": change},
-                )
+
+def _report(
+    name: str, call: ToolCall, changes: list[tuple[Path, str]], extra: list[Path], *, kept: bool
+) -> list[Diagnostic]:
+    """One ``arguments_coerced`` per repair, one ``arguments_extra_keys`` naming the keys the
+    tool does not define (ignored by a model, kept in a plain tool's dict)."""
+    out = [
+        Diagnostic(
+            kind="arguments_coerced",
+            message=f"{name}: {format_path(path) or 'arguments'}: {_CHANGES[change]}",
+            tool_call_id=call.id,
+            details={"tool": name, "path": format_path(path), "change": change},
+        )
+        for path, change in changes
+    ]
+    if extra:
+        paths = [format_path(p) for p in extra]
+        fate = "kept in the arguments" if kept else "ignored"
+        out.append(
+            Diagnostic(
+                kind="arguments_extra_keys",
+                message=f"{name}: keys the tool does not define were {fate}: {', '.join(paths)}",
+                tool_call_id=call.id,
+                details={"tool": name, "keys": paths, "kept": kept},
             )
-    return value
+        )
+    return out

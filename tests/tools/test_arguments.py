@@ -499,3 +499,109 @@ def test_async_function_tool_decodes() -> None:
     t = tool_from_function(forecast)
     args = decode_tool_call(t, call("forecast", {"city": "Oslo"}))
     assert args.model_dump() == {"city": "Oslo", "days": 1}
+
+
+# --------------------------------------------------------------------------- undeclared keys
+
+
+class Forecast(BaseModel):
+    """Get a forecast."""
+
+    city: str
+    days: int = 1
+
+
+class ForecastForbid(BaseModel):
+    """Get a forecast; no other keys."""
+
+    model_config = {"extra": "forbid"}
+
+    city: str
+    days: int = 1
+
+
+def test_a_hallucinated_key_is_ignored_and_reported_not_dropped_silently() -> None:
+    diagnostics: list[Diagnostic] = []
+    args = decode_tool_call(
+        Forecast, call("forecast", {"city": "Oslo", "dayz": 5}), diagnostics=diagnostics
+    )
+    assert args == Forecast(city="Oslo", days=1)
+    [d] = diagnostics
+    assert d.kind == "arguments_extra_keys" and d.tool_call_id == "call_1"
+    assert d.details == {"tool": "forecast", "keys": ["dayz"], "kept": False}
+    assert "dayz" in d.message
+
+
+def test_undeclared_keys_are_found_at_any_depth() -> None:
+    diagnostics: list[Diagnostic] = []
+    arguments = {
+        "items": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2, "colour": "red"}],
+        "gift": {"sku": "c", "qty": 1, "wrap": True},
+        "labels": {"any": "key is declared by a dict"},
+        "rush": True,
+    }
+    decode_tool_call(tool(PlaceOrder), call("place_order", arguments), diagnostics=diagnostics)
+    [d] = [d for d in diagnostics if d.kind == "arguments_extra_keys"]
+    assert d.details["keys"] == ["items[1].colour", "gift.wrap", "rush"]
+
+
+def test_a_model_that_forbids_extra_keys_refuses_them_and_says_so_in_its_schema() -> None:
+    forbid = tool(ForecastForbid)
+    assert forbid.parameters["additionalProperties"] is False
+    with pytest.raises(ToolArgumentsError) as info:
+        decode_tool_call(forbid, call("forecast_forbid", {"city": "Oslo", "dayz": 5}))
+    assert "dayz" in info.value.model_message
+    assert info.value.errors[0]["path"] == "dayz"
+
+
+def test_a_plain_schema_tool_keeps_undeclared_keys_and_reports_them() -> None:
+    raw = Tool(
+        name="forecast",
+        parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+    )
+    diagnostics: list[Diagnostic] = []
+    args = decode_tool_call(
+        raw, call("forecast", {"city": "Oslo", "dayz": 5}), diagnostics=diagnostics
+    )
+    assert args == {"city": "Oslo", "dayz": 5}
+    [d] = diagnostics
+    assert d.details == {"tool": "forecast", "keys": ["dayz"], "kept": True}
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"additionalProperties": True},
+        {"additionalProperties": {"type": "integer"}},
+        {"patternProperties": {"^x-": {}}},
+    ],
+)
+def test_a_schema_that_declares_more_keys_reports_none(extra: dict[str, Any]) -> None:
+    raw = Tool(
+        name="forecast",
+        parameters={"type": "object", "properties": {"city": {"type": "string"}}, **extra},
+    )
+    diagnostics: list[Diagnostic] = []
+    decode_tool_call(raw, call("forecast", {"city": "Oslo", "x-days": 5}), diagnostics=diagnostics)
+    assert diagnostics == []
+
+
+def test_a_model_that_keeps_extras_reports_none() -> None:
+    class Open(BaseModel):
+        model_config = {"extra": "allow"}
+        city: str
+
+    diagnostics: list[Diagnostic] = []
+    args = decode_tool_call(
+        tool(Open), call("open", {"city": "Oslo", "days": 2}), diagnostics=diagnostics
+    )
+    assert args.model_extra == {"days": 2} and diagnostics == []
+
+
+def test_an_alias_is_a_declared_key() -> None:
+    class Aliased(BaseModel):
+        city_name: str = Field(alias="cityName")
+
+    diagnostics: list[Diagnostic] = []
+    decode_tool_call(tool(Aliased), call("aliased", {"cityName": "Oslo"}), diagnostics=diagnostics)
+    assert diagnostics == []
