@@ -82,7 +82,9 @@ def test_sorted_by_provider_then_id() -> None:
 
 def test_api_values_are_valid() -> None:
     valid = set(typing.get_args(llmkit.Api))
-    assert valid == {"openai-chat", "openai-responses", "anthropic-messages", "gemini"}
+    assert valid == {
+        "openai-chat", "openai-responses", "anthropic-messages", "gemini", "bedrock-converse"
+    }  # fmt: skip
     assert {e["api"] for e in ENTRIES} <= valid
     for e in ENTRIES:
         if e["provider"] == "anthropic":

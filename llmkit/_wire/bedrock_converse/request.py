@@ -188,9 +188,9 @@ class _Builder:
                 out.append(self.image(p))
             elif kind == "document":
                 out.append(self.document(p))
-            elif kind in ("cache_point", "cachePoint", "cache"):
-                if out:  # a cache point caches the prompt up to the content before it
-                    out.append({"cachePoint": {"type": "default"}})
+            elif kind in ("cache_point", "cachePoint", "cache") and out:
+                # a cache point caches the prompt up to the content before it
+                out.append({"cachePoint": {"type": "default"}})
         return out
 
     def image(self, p: ImagePart) -> dict[str, Any]:
