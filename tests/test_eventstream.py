@@ -29,44 +29,10 @@ from llmkit._eventstream import (
     TruncatedFrame,
 )
 from llmkit._sse import EventTooLarge, FramingError
+from tests.eventstream import Header, bedrock_event, encode
 from tests.fuzzing import fuzz
 
 eventstream = pytest.importorskip("botocore.eventstream")
-
-# (type code, value) for each of the framing's ten header types
-Header = tuple[int, Any]
-
-
-def encode_header(name: str, kind: int, value: Any) -> bytes:
-    raw = name.encode()
-    out = struct.pack(">B", len(raw)) + raw + struct.pack(">B", kind)
-    if kind in (0, 1):
-        return out
-    if kind == 2:
-        return out + struct.pack(">b", value)
-    if kind == 3:
-        return out + struct.pack(">h", value)
-    if kind == 4:
-        return out + struct.pack(">i", value)
-    if kind in (5, 8):
-        return out + struct.pack(">q", value)
-    if kind == 6:
-        return out + struct.pack(">H", len(value)) + value
-    if kind == 7:
-        data = value.encode()
-        return out + struct.pack(">H", len(data)) + data
-    assert kind == 9
-    return out + value
-
-
-def encode(headers: dict[str, Header], payload: bytes) -> bytes:
-    """One message, as the specification lays it out."""
-    block = b"".join(encode_header(name, kind, value) for name, (kind, value) in headers.items())
-    total = 12 + len(block) + len(payload) + 4
-    prelude = struct.pack(">II", total, len(block))
-    prelude += struct.pack(">I", zlib.crc32(prelude))
-    body = prelude + block + payload
-    return body + struct.pack(">I", zlib.crc32(body))
 
 
 def expected_value(kind: int, value: Any) -> Any:
@@ -126,17 +92,6 @@ def test_generated_messages_decode_exactly_at_any_split_and_as_botocore_does(
     assert decode(split_at(body, cuts)) == expected
     assert decode([body[i : i + 1] for i in range(len(body))]) == expected
     assert botocore_decode(body) == expected
-
-
-def bedrock_event(event_type: str, payload: bytes) -> bytes:
-    return encode(
-        {
-            ":event-type": (7, event_type),
-            ":content-type": (7, "application/json"),
-            ":message-type": (7, "event"),
-        },
-        payload,
-    )
 
 
 def test_message_type_and_event_name_per_kind() -> None:
