@@ -78,7 +78,7 @@ _IMAGE_PLACEHOLDER = "[image omitted: {}]"
 _DOCUMENT_PLACEHOLDER = "[document omitted: {}]"
 # The kind issue #14 adds with DocumentPart (only a DocumentPart, which comes with it, reports it).
 _DOCUMENT_OMITTED = cast(DiagnosticKind, "document_omitted")
-_NAME = re.compile(r"[^A-Za-z0-9\-()\[\] ]+|\s{2,}")  # Bedrock's DocumentBlock name grammar
+_NAME = re.compile(r"[^A-Za-z0-9\-()\[\]]+")  # outside Bedrock's DocumentBlock name grammar
 
 
 def family(model: Model) -> str:
