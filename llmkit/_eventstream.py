@@ -21,6 +21,8 @@ byte offset, no I/O, so it serves the sync and async pumps and ``parse_stream`` 
   :class:`~llmkit._sse.EventTooLarge` at once, before any of its payload is buffered; nothing
   more than one message (plus the chunk being read) is ever held.
 - A body that ends inside a message raises :class:`TruncatedFrame` from :meth:`flush`.
+- The messages completed before a failure are always delivered first (a failure found behind
+  them in the same chunk is raised by the next call), so chunking never changes the result.
 - Lengths that contradict each other, or headers that overrun their block, raise
   :class:`MalformedFrame`.
 
@@ -103,12 +105,15 @@ class EventStreamMessage:
 class EventStreamDecoder:
     """Incremental decoder: ``feed(bytes)`` returns the messages completed by those bytes."""
 
-    __slots__ = ("_buf", "_limit", "_need")
+    __slots__ = ("_buf", "_error", "_limit", "_need")
 
     def __init__(self, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
         self._limit = max_event_size
         self._buf = bytearray()
         self._need: int | None = None  # total length of the message whose prelude was read
+        # A failure found after good messages in the same chunk: raised on the next call, so
+        # the good ones are delivered first, however the bytes were chunked.
+        self._error: FramingError | None = None
 
     def feed(self, chunk: bytes) -> list[EventStreamMessage]:
         """Consume ``chunk`` and return the messages it completed (possibly none).
@@ -118,6 +123,7 @@ class EventStreamDecoder:
             ChecksumMismatch: a prelude or message CRC is wrong.
             MalformedFrame: the lengths or headers are not the framing's.
         """
+        self._raise_pending()
         if not chunk:
             return []
         buf = self._buf
@@ -134,12 +140,15 @@ class EventStreamDecoder:
                 out.append(_message(bytes(buf[pos : pos + total])))
                 pos += total
                 self._need = None
-        except FramingError:
+        except FramingError as exc:
             # Drop what was buffered: the memory is released at once, and nothing after a
             # broken message can be trusted to be framed where it claims.
             buf.clear()
             self._need = None
-            raise
+            if not out:
+                raise
+            self._error = exc
+            return out
         del buf[:pos]
         return out
 
@@ -149,6 +158,7 @@ class EventStreamDecoder:
         Raises:
             TruncatedFrame: the body ended inside a message.
         """
+        self._raise_pending()
         if not self._buf:
             return []
         held, need = len(self._buf), self._need
@@ -158,6 +168,11 @@ class EventStreamDecoder:
         raise TruncatedFrame(
             f"The body ended inside an event-stream message ({held} of {of} bytes)"
         )
+
+    def _raise_pending(self) -> None:
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
 
     def _prelude(self, buf: bytearray, pos: int) -> int:
         total, headers, crc = struct.unpack_from(">III", buf, pos)

@@ -221,3 +221,14 @@ def test_uuid_headers_decode_to_their_16_bytes() -> None:
     value = uuid.UUID(int=12345).bytes
     [(headers, _)] = decode([encode({"id": (9, value)}, b"")])
     assert headers == {"id": value}
+
+
+def test_good_messages_before_a_bad_one_in_the_same_chunk_come_first() -> None:
+    # Found by the stream fuzzer: a CRC failure used to discard the messages completed before
+    # it in the same chunk, so one chunk and many chunks gave different events.
+    good = bedrock_event("messageStart", b'{"role":"assistant"}')
+    bad = good[:-1] + bytes([good[-1] ^ 0xFF])
+    decoder = EventStreamDecoder()
+    assert [m.event for m in decoder.feed(good + bad)] == ["messageStart"]
+    with pytest.raises(ChecksumMismatch):
+        decoder.flush()
