@@ -44,6 +44,8 @@ def render() -> str:
             for field in OpenAIChatCompat.model_fields
             if getattr(compat, field) != getattr(defaults, field)
         ]
+        if profile.get("platform"):  # a cloud platform: auth and endpoints in docs/cloud.md
+            changed.insert(0, f"platform `{profile['platform']}` (docs/cloud.md)")
         rows.append(
             f"| {name} | {profile.get('base_url') or '(your endpoint)'} | "
             f"{profile.get('api_key_env') or '-'} | "

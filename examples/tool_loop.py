@@ -4,6 +4,8 @@ are the caller's; llmkit sends the request and hands back typed, validated tool 
     python examples/tool_loop.py                      # no key: llmkit's built-in fake provider
     OPENAI_API_KEY=sk-... python examples/tool_loop.py            # the real OpenAI API
     python examples/tool_loop.py --provider groq --model llama-3.3-70b-versatile --stream
+    python examples/tool_loop.py --provider bedrock     # Amazon Bedrock (AWS credentials or key)
+    python examples/tool_loop.py --provider vertex      # Vertex AI Gemini (ADC or express key)
 
 Without a key for the chosen provider, the example starts ``llmkit.testing.FakeProvider``: a
 real HTTP server on 127.0.0.1 that answers like a model would (including one call with bad
@@ -18,6 +20,7 @@ import sys
 from contextlib import ExitStack
 from typing import Any
 
+import _cloud as cloud  # examples/_cloud.py (examples/ is on sys.path when run as a script)
 from pydantic import BaseModel, Field
 
 import llmkit
@@ -102,12 +105,18 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--provider", default="openai")
-    parser.add_argument("--model", default="gpt-4.1-mini")
+    parser.add_argument("--model", default=None, help="default: gpt-4.1-mini, or the platform's")
     parser.add_argument("--stream", action="store_true", help="stream the answer as it arrives")
     parser.add_argument("--fake", action="store_true", help="use the fake provider even with a key")
     ns = parser.parse_args()
 
     with ExitStack() as stack:
+        if ns.provider in cloud.DEFAULTS:  # Amazon Bedrock, Vertex AI (docs/cloud.md)
+            answer = run_cloud(stack, ns.provider, ns.model, fake=ns.fake, stream=ns.stream)
+            if not ns.stream:
+                print(answer)
+            return
+        ns.model = ns.model or "gpt-4.1-mini"
         try:
             model = llmkit.get_model(ns.provider, ns.model)
         except llmkit.UnknownModelError:
@@ -121,6 +130,25 @@ def main() -> None:
         answer = run(model, stream=ns.stream, **options)
     if not ns.stream:  # streamed answers were printed as they arrived
         print(answer)
+
+
+def run_cloud(
+    stack: ExitStack, provider: str, model_id: str | None, *, fake: bool, stream: bool
+) -> str:
+    """The same loop on a cloud platform, or on the fake provider speaking its wire."""
+    model_id = model_id or cloud.DEFAULTS[provider]
+    try:
+        model = llmkit.get_model(provider, model_id)
+    except llmkit.UnknownModelError:
+        model = llmkit.Model(provider=provider, id=model_id, api=cloud.APIS[provider])  # type: ignore[arg-type]
+    options: dict[str, Any] = {}
+    if fake or not cloud.has_credentials(provider):
+        why = "--fake" if fake else f"no {provider} credentials"
+        print(f"({why}: using llmkit's fake provider)", file=sys.stderr)
+        server = stack.enter_context(FakeProvider(cloud.fake_model, **cloud.fake_options(provider)))
+        fields = {k: getattr(model, k) for k in ("reasoning", "input", "max_output_tokens")}
+        model, options = server.model(model.id, **fields), {"api_key": server.api_key}
+    return run(model, stream=stream, **options)
 
 
 if __name__ == "__main__":

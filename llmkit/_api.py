@@ -112,10 +112,10 @@ def stream(model: Model, context: Context, **options: Unpack[RequestOptions]) ->
     Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
         ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
         ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``
-        shape the body; ``api_key``, ``base_url``, ``headers``, ``timeout`` (a number is not
-        a deadline: see :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``,
-        ``client``, ``max_event_size`` shape the transport; ``on_request`` sees (and may
-        replace) the body dict, ``on_response`` each attempt's response head.
+        shape the body; ``api_key``, ``base_url``, ``region``, ``headers``, ``timeout`` (a
+        number is not a deadline: see :class:`~llmkit.Timeouts`), ``max_retries``,
+        ``max_retry_delay``, ``client``, ``max_event_size`` shape the transport; ``on_request``
+        sees (and may replace) the body dict, ``on_response`` each attempt's response head.
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour (on the call).
@@ -146,10 +146,10 @@ def complete(model: Model, context: Context, **options: Unpack[RequestOptions]) 
     Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
         ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
         ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``
-        shape the body; ``api_key``, ``base_url``, ``headers``, ``timeout`` (a number is not
-        a deadline: see :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``,
-        ``client``, ``max_event_size`` shape the transport; ``on_request`` sees (and may
-        replace) the body dict, ``on_response`` each attempt's response head.
+        shape the body; ``api_key``, ``base_url``, ``region``, ``headers``, ``timeout`` (a
+        number is not a deadline: see :class:`~llmkit.Timeouts`), ``max_retries``,
+        ``max_retry_delay``, ``client``, ``max_event_size`` shape the transport; ``on_request``
+        sees (and may replace) the body dict, ``on_response`` each attempt's response head.
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour.

@@ -33,7 +33,8 @@ __all__ = ["classify", "error_from_body", "parse_retry_after"]
 _CONTEXT = re.compile(
     r"context[_ ]length[_ ]exceeded|maximum context length|context window|prompt is too long"
     r"|too many tokens|input length and `?max_tokens`? exceed|exceeds the maximum number of tokens"
-    r"|input token count.*exceeds|reduce the length of the messages|context size has been exceeded",
+    r"|input token count.*exceeds|reduce the length of the messages|context size has been exceeded"
+    r"|input is too long",  # Bedrock's ValidationException
     re.IGNORECASE,
 )
 _TYPES: dict[str, type[APIError]] = {
@@ -56,6 +57,22 @@ _TYPES: dict[str, type[APIError]] = {
     "api_error": ServerError,
     "internal": ServerError,
     "unavailable": ServerError,
+    # Amazon Bedrock's exception names (x-amzn-ErrorType, in-stream :exception-type)
+    "throttlingexception": RateLimitError,
+    "servicequotaexceededexception": RateLimitError,
+    "modelnotreadyexception": OverloadedError,
+    "serviceunavailableexception": OverloadedError,
+    "internalserverexception": ServerError,
+    "modelstreamerrorexception": ServerError,
+    "modelerrorexception": ServerError,
+    "modeltimeoutexception": ServerError,
+    "accessdeniedexception": PermissionDeniedError,
+    "resourcenotfoundexception": NotFoundError,
+    "unrecognizedclientexception": AuthenticationError,
+    "expiredtokenexception": AuthenticationError,
+    "invalidsignatureexception": AuthenticationError,
+    "incompletesignatureexception": AuthenticationError,
+    "missingauthenticationtokenexception": AuthenticationError,
 }
 _STATUS: dict[int, type[APIError]] = {
     401: AuthenticationError,
@@ -111,6 +128,15 @@ def _error_obj(body: Any) -> dict[str, Any]:
     return {}
 
 
+def _aws_type(err: dict[str, Any], headers: Mapping[str, str]) -> str | None:
+    """An AWS error's type: the ``x-amzn-ErrorType`` header or the body's ``__type``, without
+    the namespace and the URL part (``ValidationException:http://…`` → ``ValidationException``)."""
+    raw = headers.get("x-amzn-errortype") or err.get("__type")
+    if not isinstance(raw, str) or not raw:
+        return None
+    return raw.split(":", 1)[0].rsplit("#", 1)[-1] or None
+
+
 def _decode_body(raw: bytes | str | Any) -> Any:
     if isinstance(raw, (bytes, str)):
         try:
@@ -146,7 +172,7 @@ def classify(
     )
     # The first of type/status/code that names a known error wins: OpenAI's generic
     # "invalid_request_error" type comes with a telling code ("model_not_found").
-    candidates = [err.get("type"), err.get("status"), err.get("code")]
+    candidates = [err.get("type"), err.get("status"), err.get("code"), _aws_type(err, hdrs)]
     known = [c for c in candidates if isinstance(c, str) and c.lower() in _TYPES]
     etype = known[0] if known else next((c for c in candidates if c is not None), None)
     code = str(etype) if etype is not None else None
@@ -165,7 +191,7 @@ def classify(
         cls = ContextLengthError
     if any(d.get("reason") == "API_KEY_INVALID" for d in _details(body)):
         cls = AuthenticationError  # Gemini answers a bad key with 400 INVALID_ARGUMENT
-    request_id = hdrs.get("x-request-id") or hdrs.get("request-id")
+    request_id = hdrs.get("x-request-id") or hdrs.get("request-id") or hdrs.get("x-amzn-requestid")
     return cls(
         f"{message} (HTTP {status})" if status else message,
         status=status,

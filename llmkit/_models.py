@@ -27,12 +27,17 @@ __all__ = [
     "Model",
     "ModelCost",
     "OpenAIChatCompat",
+    "Platform",
     "get_model",
     "models",
     "register_model",
 ]
 
-Api = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini"]
+Api = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini", "bedrock-converse"]
+
+Platform = Literal["bedrock", "vertex"]
+"""A cloud platform hosting models of several vendors: it decides how requests authenticate
+(:mod:`llmkit._auth`) and, for Vertex AI, the URL layout of the wire it carries."""
 
 
 class ModelCost(BaseModel):
@@ -72,6 +77,13 @@ class Model(BaseModel):
         compat: OpenAI-compatible server quirk flags (``openai-chat``; ``supports_strict`` is
             also read by ``openai-responses``).
         anthropic: Per-model Anthropic behaviour (thinking mode, sampling parameters).
+        platform: The cloud platform serving the model, from the provider profile:
+            ``"bedrock"`` (Amazon Bedrock: a Bedrock API key as bearer token, else SigV4 from
+            the AWS credential chain) or ``"vertex"`` (Google Vertex AI: an OAuth access token
+            from ``api_key`` or application-default credentials, or an express-mode API key;
+            ``publishers/{publisher}/models/{id}:{method}`` URLs). ``None``: the wire's own
+            key header. ``base_url`` may hold ``{region}``, ``{project}`` and ``{location}``
+            placeholders, filled in when a request is built (docs/cloud.md).
     """
 
     model_config = ConfigDict(defer_build=True, frozen=True)
@@ -90,6 +102,7 @@ class Model(BaseModel):
     cost: ModelCost = Field(default_factory=ModelCost)
     compat: OpenAIChatCompat = Field(default_factory=OpenAIChatCompat)
     anthropic: AnthropicCompat = Field(default_factory=AnthropicCompat)
+    platform: Platform | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -102,7 +115,7 @@ class Model(BaseModel):
         if profile is None:
             return data
         merged = dict(data)
-        for key in ("base_url", "api_key_env", "api_key_required"):
+        for key in ("base_url", "api_key_env", "api_key_required", "platform"):
             if merged.get(key) in (None, "") and key in profile:
                 merged[key] = profile[key]
         if "compat" in profile:

@@ -10,6 +10,7 @@ never a connection error.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -78,6 +79,11 @@ class RequestOptions(TypedDict, total=False):
     headers: Mapping[str, str]
     """Extra HTTP headers (they win over llmkit's own)."""
 
+    region: str
+    """The cloud region (Bedrock: an AWS region such as ``"us-east-1"``; Vertex AI: a location
+    such as ``"us-central1"``); default: the platform's own variables (``AWS_REGION``,
+    ``GOOGLE_CLOUD_LOCATION``, ...). See docs/cloud.md."""
+
     timeout: Timeouts | float
     """A :class:`~llmkit.Timeouts` (connect, first byte, idle between reads, and a total
     deadline), or a number of seconds (> 0) that sets connect, first-byte and idle alike. A
@@ -117,6 +123,7 @@ class TransportSettings(TypedDict, total=False):
     api_key: str
     base_url: str
     headers: Mapping[str, str]
+    region: str
     timeout: Timeouts
     max_retries: int
     max_retry_delay: float
@@ -223,6 +230,9 @@ def _check_transport(name: str, value: Any) -> Any:
             and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
         ):
             raise _refuse(name, "<headers>", "a mapping of header names to string values")
+    elif name == "region":
+        if not (isinstance(value, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]*", value)):
+            raise _refuse(name, value, "a region name such as 'us-east-1' or 'us-central1'")
     elif name == "timeout":
         return _check_timeout(value)
     elif name == "max_retries":

@@ -5,7 +5,8 @@ through a :class:`Pipeline` and only move them.
 The rules that end a stream live here, once, for every wire: once the assembler has ended
 (the wire's terminal event, an in-stream error, an abort), nothing more is decoded — a proxy's
 trailing ``[DONE]`` included (QUIRKS A4); the end of the bytes without a terminal event
-is ``stream_truncated``; an event larger than the size bound ends the stream with an error.
+is ``stream_truncated``; bytes that cannot be framed (an event larger than the size bound, an
+event-stream frame with a bad checksum or cut short) end the stream with a ``StreamError``.
 Nothing here catches an exception of llmkit's own code: a decoder or the assembler raising is a
 bug, and it propagates (``parse_stream`` raises it; the streams end with an ``Error`` that has
 it as ``__cause__``).
@@ -23,7 +24,7 @@ from ._errors import StreamError
 from ._events import Event
 from ._messages import AssistantMessage
 from ._models import Model
-from ._sse import DEFAULT_MAX_EVENT_SIZE, EventTooLarge
+from ._sse import DEFAULT_MAX_EVENT_SIZE, FramingError
 from ._wire.contract import Decoder, DeltaSink, FrameDecoder
 
 __all__ = ["Pipeline"]
@@ -68,7 +69,7 @@ class Pipeline:
             return []
         try:
             frames = self.frames.feed(chunk)
-        except EventTooLarge as exc:
+        except FramingError as exc:
             asm.fail(StreamError(str(exc)))
             return self.drain()
         feed = self.decoder.feed
@@ -84,7 +85,7 @@ class Pipeline:
         if not asm.ended:
             try:
                 frames = self.frames.flush()
-            except EventTooLarge as exc:
+            except FramingError as exc:
                 asm.fail(StreamError(str(exc)))
                 return self.drain()
             for frame in frames:

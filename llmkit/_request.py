@@ -1,15 +1,15 @@
-"""Building the HTTP request from checked options (:mod:`._options`): the API key looked up,
-the wire's body, headers and URL put together. Pure: nothing is sent here."""
+"""Building the HTTP request from checked options (:mod:`._options`): the endpoint and
+credential resolved (:mod:`llmkit._auth`), the wire's body, headers and URL put together, then
+authenticated. Nothing is sent here (a Google token refresh, when one is due, is the
+only network call, made by ``_auth``)."""
 
 from __future__ import annotations
 
 import json
-import os
 
 import httpx
 
-from . import _wire
-from ._errors import InvalidRequestError, MissingAPIKeyError
+from . import _auth, _wire
 from ._messages import Context
 from ._models import Model
 from ._options import TransportSettings
@@ -19,25 +19,14 @@ from ._wire.contract import Options
 __all__ = ["api_key", "build"]
 
 
-def api_key(model: Model, explicit: str | None) -> str | None:
-    """The key: the ``api_key`` option, else the provider's variable (``MissingAPIKeyError``
-    names it when the provider needs one)."""
-    if explicit:
-        return explicit
-    if model.api_key_env:
-        value = os.environ.get(model.api_key_env)
-        if value:
-            return value
-    if model.api_key_required:
-        raise MissingAPIKeyError(model.provider, model.api_key_env)
-    return None
+api_key = _auth.api_key  # kept importable from here
 
 
 def build(
     model: Model, context: Context, body_opts: Options, tr: TransportSettings, *, stream: bool
 ) -> tuple[httpx.Request, str | None]:
     """The request (its request-side diagnostics on ``extensions["llmkit.diagnostics"]``) and
-    the key it carries (for redaction)."""
+    the credential it carries (for redaction)."""
     adapter = _wire.adapter(model.api)
     body, diagnostics = adapter.build(model, context, body_opts, stream=stream)
     on_request = tr.get("on_request")
@@ -45,22 +34,20 @@ def build(
         replaced = on_request(body)
         if replaced is not None:
             body = replaced
-    key = api_key(model, tr.get("api_key"))
-    base_url = tr.get("base_url") or model.base_url
-    if not base_url:
-        raise InvalidRequestError(f"Model {model.provider}/{model.id} has no base_url")
+    access = _auth.resolve(model, tr)
     headers = {
         "content-type": "application/json",
         "accept": "text/event-stream" if stream else "application/json",
         "user-agent": f"llmkit/{__version__}",
-        **adapter.headers(model, key),
+        **adapter.headers(model, access.key),
         **(tr.get("headers") or {}),
     }
     request = httpx.Request(
         "POST",
-        adapter.url(model, base_url, stream=stream),
+        adapter.url(model, access.base_url, stream=stream),
         headers=headers,
         content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
         extensions={"llmkit.diagnostics": diagnostics},
     )
-    return request, key
+    access.apply(request)  # last: a signature covers the final URL, headers and body
+    return request, access.secret

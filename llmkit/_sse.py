@@ -16,17 +16,22 @@ Comment lines (``: OPENROUTER PROCESSING``, QUIRKS A3) are skipped.
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_MAX_EVENT_SIZE", "EventTooLarge", "SSEDecoder", "SSEEvent"]
+__all__ = ["DEFAULT_MAX_EVENT_SIZE", "EventTooLarge", "FramingError", "SSEDecoder", "SSEEvent"]
 
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 
 
-class EventTooLarge(Exception):
-    """A single SSE line or event exceeded the decoder's ``max_event_size``."""
+class FramingError(Exception):
+    """The bytes of a streamed body cannot be framed any further (a frame decoder's typed
+    failure: too large, a bad checksum, cut in the middle); the stream ends with an error."""
 
-    def __init__(self, size: int, limit: int) -> None:
-        super().__init__(f"SSE event of at least {size} bytes exceeds the limit of {limit} bytes")
+
+class EventTooLarge(FramingError):
+    """A single SSE line or event (or an event-stream frame) exceeded ``max_event_size``."""
+
+    def __init__(self, size: int, limit: int, what: str = "SSE event") -> None:
+        super().__init__(f"{what} of at least {size} bytes exceeds the limit of {limit} bytes")
         self.size = size
         self.limit = limit
 

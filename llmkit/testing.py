@@ -15,6 +15,13 @@ Wire APIs served (``FakeProvider(api=...)``), each streamed when the request ask
 - ``anthropic-messages``: ``POST {base_url}/messages``
 - ``gemini``: ``POST {base_url}/models/{model}:streamGenerateContent?alt=sse`` and
   ``:generateContent``
+- ``bedrock-converse``: ``POST {base_url}/model/{modelId}/converse-stream`` (binary AWS event
+  stream) and ``/converse``
+
+``FakeProvider(api=..., platform="vertex")`` serves Vertex AI's URL shapes instead (Gemini
+``…/projects/{p}/locations/{l}/publishers/google/models/{m}:streamGenerateContent``, Claude
+``…/publishers/anthropic/models/{m}:streamRawPredict``, with an OAuth bearer token); its
+``model()`` is a ``platform="vertex"`` model, as ``platform="bedrock"`` gives a Bedrock one.
 
 On ``openai-chat`` the fake can also stream like another OpenAI-compatible server, quirks
 included: ``FakeProvider(replies, emulate="ollama")`` (see
@@ -65,7 +72,7 @@ from ._fake.server import ENCODERS, Server
 from ._fake.servers import PROFILES, profile
 
 if TYPE_CHECKING:
-    from ._models import Api, Model
+    from ._models import Api, Model, Platform
 
 __all__ = [
     "EMULATED_SERVERS",
@@ -107,6 +114,10 @@ its server's streaming quirks (ids are docs/quirks.md rows):
 
 Emulation shapes streamed responses; non-streamed bodies and HTTP errors keep OpenAI's shape.
 """
+
+
+_PLATFORM_APIS = {"vertex": ("gemini", "anthropic-messages"), "bedrock": ("bedrock-converse",)}
+_VERTEX_PATH = "/v1/projects/fake-project/locations/us-central1"
 
 
 class _EmulatingServer(Server):
@@ -173,10 +184,14 @@ class FakeProvider:
         emulate: Stream like this OpenAI-compatible server, with its real wire quirks: one of
             :data:`EMULATED_SERVERS` (``"vllm"``, ``"ollama"``, ...). ``None`` (or
             ``"openai"``) is api.openai.com's own behaviour. ``openai-chat`` only.
+        platform: ``"vertex"`` (``api="gemini"`` or ``"anthropic-messages"``: Vertex AI's
+            paths under ``base_url`` = ``…/v1/projects/fake-project/locations/us-central1``)
+            or ``"bedrock"`` (``api="bedrock-converse"``); ``model()`` carries it.
 
     Raises:
         ValueError: ``api`` is not a wire API the fake speaks, or ``emulate`` names a server
-            that is not emulated or is given with another ``api``.
+            that is not emulated or is given with another ``api``, or ``platform`` does not
+            carry ``api``.
     """
 
     def __init__(
@@ -188,7 +203,11 @@ class FakeProvider:
         require_key: bool = True,
         host: str = "127.0.0.1",
         emulate: str | None = None,
+        platform: Platform | None = None,
     ) -> None:
+        if platform is not None and api not in _PLATFORM_APIS.get(platform, ()):
+            raise ValueError(f"platform={platform!r} does not carry api={api!r}")
+        self._platform = platform
         if emulate is not None and api != "openai-chat":
             raise ValueError(f"emulate= is for api='openai-chat' only, not {api!r}")
         if api not in ENCODERS:
@@ -285,7 +304,8 @@ class FakeProvider:
         if self._port is None:
             raise RuntimeError("FakeProvider is not started; use `with` or call start()")
         host = f"[{self._host}]" if ":" in self._host else self._host
-        return f"http://{host}:{self._port}{ENCODERS[self._api].base_path}"
+        path = _VERTEX_PATH if self._platform == "vertex" else ENCODERS[self._api].base_path
+        return f"http://{host}:{self._port}{path}"
 
     @property
     def requests(self) -> list[FakeRequest]:
@@ -330,4 +350,6 @@ class FakeProvider:
 
         if not self._server.require_key:
             fields.setdefault("api_key_required", False)
+        if self._platform is not None:
+            fields.setdefault("platform", self._platform)
         return Model(provider="fake", id=id, api=self._api, base_url=self.base_url, **fields)

@@ -17,10 +17,11 @@ from llmkit import _models
 PROVIDERS = {
     "openai", "anthropic", "google", "deepseek", "groq", "mistral", "openrouter", "xai",
     "together", "fireworks", "cerebras", "azure-openai", "gemini-openai",
-    "ollama", "vllm", "llamacpp", "lmstudio",
+    "ollama", "vllm", "llamacpp", "lmstudio", "bedrock", "vertex", "vertex-anthropic",
 }  # fmt: skip
 LOCAL = {"ollama", "vllm", "llamacpp", "lmstudio"}
 PER_RESOURCE = {"azure-openai"}  # base URL is the user's own resource, not in the profile
+CLOUD = {"bedrock": "bedrock", "vertex": "vertex", "vertex-anthropic": "vertex"}  # platform
 REQUIRED = {
     "provider", "id", "api", "input", "reasoning", "strict_tools",
     "context_window", "max_output_tokens", "cost",
@@ -43,6 +44,9 @@ ONE_PER_PROVIDER = {
     "vllm": "Qwen/Qwen3-8B",
     "llamacpp": "ggml-org/gpt-oss-20b-GGUF",
     "lmstudio": "openai/gpt-oss-20b",
+    "bedrock": "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+    "vertex": "gemini-2.5-flash",
+    "vertex-anthropic": "claude-haiku-4-5@20251001",
 }
 
 
@@ -82,13 +86,17 @@ def test_sorted_by_provider_then_id() -> None:
 
 def test_api_values_are_valid() -> None:
     valid = set(typing.get_args(llmkit.Api))
-    assert valid == {"openai-chat", "openai-responses", "anthropic-messages", "gemini"}
+    assert valid == {
+        "openai-chat", "openai-responses", "anthropic-messages", "gemini", "bedrock-converse"
+    }  # fmt: skip
     assert {e["api"] for e in ENTRIES} <= valid
     for e in ENTRIES:
-        if e["provider"] == "anthropic":
+        if e["provider"] in ("anthropic", "vertex-anthropic"):
             assert e["api"] == "anthropic-messages", _name(e)
-        elif e["provider"] == "google":
+        elif e["provider"] in ("google", "vertex"):
             assert e["api"] == "gemini", _name(e)
+        elif e["provider"] == "bedrock":
+            assert e["api"] == "bedrock-converse", _name(e)
         elif e["provider"] in {"openai", "azure-openai"}:
             assert e["api"] in {"openai-chat", "openai-responses"}, _name(e)
         else:
@@ -125,7 +133,7 @@ def test_numbers_are_sane(entry: dict[str, Any]) -> None:
 
 def test_anthropic_cache_writes_are_one_and_a_quarter_times_input() -> None:
     for e in ENTRIES:
-        if e["provider"] == "anthropic":
+        if e["provider"] == "anthropic" or "anthropic.claude" in e["id"]:
             c = e["cost"]
             assert c["cache_write"] == pytest.approx(1.25 * c["input"]), _name(e)
             assert c["cache_read"] < c["input"], _name(e)
@@ -133,7 +141,7 @@ def test_anthropic_cache_writes_are_one_and_a_quarter_times_input() -> None:
 
 def test_strict_tools_only_where_documented() -> None:
     for e in ENTRIES:
-        expected = e["provider"] in {"openai", "azure-openai", "anthropic"}
+        expected = e["provider"] in {"openai", "azure-openai", "anthropic", "vertex-anthropic"}
         assert e["strict_tools"] is expected, _name(e)
 
 
@@ -142,13 +150,14 @@ def test_every_provider_has_a_profile(provider: str) -> None:
     profile = _models._providers().get(provider)
     assert profile is not None, f"no profile for {provider} in providers.json"
     model = llmkit.Model(provider=provider, id="x", api="openai-chat")
+    assert model.platform == CLOUD.get(provider)
     if provider in PER_RESOURCE:
         assert model.api_key_env
     else:
         assert model.base_url, f"{provider} profile has no base_url"
     if provider in LOCAL:
         assert model.api_key_required is False
-    else:
+    elif provider != "vertex-anthropic":  # OAuth tokens only: no key variable
         assert model.api_key_env
 
 

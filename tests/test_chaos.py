@@ -13,14 +13,17 @@ import asyncio
 import contextlib
 import gc
 import socket
+import struct
 import time
 import tracemalloc
+import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 import llmkit
+from llmkit._fake.bedrock_converse import message
 from llmkit._fake.encoding import ServeContext
 from llmkit._fake.server import ENCODERS
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeRequest, FakeToolCall
@@ -65,7 +68,36 @@ CONTEXT_LENGTH: dict[str, Any] = {
             "status": "INVALID_ARGUMENT",
         }
     },
+    # bedrock-runtime's ValidationException body (the type rides in x-amzn-ErrorType)
+    "bedrock-converse": {"message": "Input is too long for requested model."},
 }
+EVENT_STREAM = "bedrock-converse"  # the one binary framing: no SSE comments or data lines
+
+
+def keepalive(wire: str) -> bytes:
+    """Bytes a client must skip between events: an SSE comment; on the event stream (which
+    has no keepalives) an event type Converse does not define (reported once)."""
+    if wire == EVENT_STREAM:
+        return ENCODERS[wire].frame({"keepalive": {}})
+    return b": keepalive\n\n"
+
+
+def garbage(wire: str) -> bytes:
+    """An event whose data is not JSON."""
+    if wire == EVENT_STREAM:
+        return bedrock_message("contentBlockDelta", b"{not json")
+    return b"data: {not json\n\n"
+
+
+def bedrock_message(event_type: str, payload: bytes) -> bytes:
+    headers = {":event-type": event_type, ":message-type": "event"}
+    return message(headers, payload)
+
+
+def huge_prelude(size: int) -> bytes:
+    """The valid prelude of an event-stream message announcing ``size`` bytes."""
+    head = struct.pack(">II", size, 0)
+    return head + struct.pack(">I", zlib.crc32(head))
 
 
 @pytest.fixture(params=WIRES)
@@ -214,8 +246,7 @@ def test_stall_after_first_event_is_an_idle_timeout(wire: str, mode: str) -> Non
 
 def test_keepalives_do_not_extend_the_stream_past_the_total_timeout(wire: str, mode: str) -> None:
     start = wire_events(wire, FakeReply("alive"))[:1]
-    keepalive = [b": keepalive\n\n"] * 200
-    reply = FakeReply(raw_events=[*start, *keepalive], delay=0.05)
+    reply = FakeReply(raw_events=[*start, *[keepalive(wire)] * 200], delay=0.05)
     with fake(wire, [reply]) as (_f, model, opts):
         started = time.monotonic()
         events, _ = run_stream(
@@ -298,15 +329,14 @@ def test_keepalive_comments_between_events(wire: str, mode: str) -> None:
     events = wire_events(wire, FakeReply("steady", delta_size=2))
     mixed: list[bytes] = []
     for e in events:
-        mixed += [b": keepalive\n\n", e]
+        mixed += [keepalive(wire), e]
     with fake(wire, [FakeReply(raw_events=mixed)]) as (_f, model, opts):
         assert run_complete(mode, model, **opts).text == "steady"
 
 
 def test_garbage_data_lines_are_skipped_with_a_bounded_diagnostic(wire: str, mode: str) -> None:
     events = wire_events(wire, FakeReply("good content"))
-    garbage = [b"data: {not json\n\n"] * 150
-    script = [FakeReply(raw_events=[events[0], *garbage, *events[1:]])]
+    script = [FakeReply(raw_events=[events[0], *[garbage(wire)] * 150, *events[1:]])]
     with fake(wire, script) as (_f, model, opts):
         message = run_complete(mode, model, **opts)
     assert message.text == "good content"
@@ -316,6 +346,8 @@ def test_garbage_data_lines_are_skipped_with_a_bounded_diagnostic(wire: str, mod
 
 def test_64_mb_line_fails_bounded(wire: str) -> None:
     line = b"data: " + b"x" * (64 * 1024 * 1024) + b"\n\n"
+    if wire == EVENT_STREAM:  # a message announcing 64 MiB, and its bytes
+        line = huge_prelude(64 * 1024 * 1024) + b"x" * (64 * 1024 * 1024 - 12)
     with fake(wire, [FakeReply(raw_events=[line])]) as (_f, model, opts):
         events, _ = run_stream("sync", model, **opts)  # default limit: 16 MiB
     assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.StreamError)
@@ -329,7 +361,7 @@ def test_64_mb_line_memory_stays_bounded(wire: str) -> None:
     piece = b"x" * 65536
 
     def chunks() -> Iterator[bytes]:
-        yield b"data: "
+        yield huge_prelude(64 * 1024 * 1024) if wire == EVENT_STREAM else b"data: "
         for _ in range(1024):  # 64 MiB, produced lazily
             yield piece
 
@@ -346,6 +378,9 @@ def test_64_mb_line_memory_stays_bounded(wire: str) -> None:
 
 def test_endless_event_fails_bounded(wire: str) -> None:
     endless = [b"data: " + b"y" * 1000 + b"\n"] * 3000  # 3 MB of data lines, no blank line
+    if wire == EVENT_STREAM:  # one 3 MB message, arriving 1000 bytes at a time
+        body = bedrock_message("contentBlockDelta", b"y" * 3_000_000)
+        endless = [body[i : i + 1000] for i in range(0, len(body), 1000)]
     with fake(wire, [FakeReply(raw_events=endless)]) as (_f, model, opts):
         events, _ = run_stream("sync", model, **{**opts, "max_event_size": 1024 * 1024})
     assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.StreamError)

@@ -29,6 +29,7 @@ PARTIAL = FakeReply(
     delta_size=4,
 )
 OVERLOADED: dict[str, dict[str, Any]] = {
+    "bedrock-converse": {"serviceUnavailableException": {"message": "Bedrock is unavailable"}},
     "anthropic-messages": {
         "type": "error",
         "error": {"type": "overloaded_error", "message": "Overloaded"},
@@ -40,6 +41,7 @@ OVERLOADED: dict[str, dict[str, Any]] = {
     },
 }
 EXPECTED_IN_STREAM = {
+    "bedrock-converse": llmkit.OverloadedError,
     "anthropic-messages": llmkit.OverloadedError,
     "openai-chat": llmkit.OverloadedError,
     "openai-responses": llmkit.OverloadedError,

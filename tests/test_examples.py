@@ -44,6 +44,8 @@ def test_every_example_is_tested_here() -> None:
         ("tool_loop_anthropic.py", ("--fake",)),
         ("tool_loop_responses.py", ("--fake",)),
         ("tool_loop_gemini.py", ("--fake",)),
+        ("tool_loop.py", ("--provider", "bedrock", "--fake")),
+        ("tool_loop.py", ("--provider", "vertex", "--fake")),
     ],
 )
 def test_tool_loop(name: str, args: tuple[str, ...]) -> None:

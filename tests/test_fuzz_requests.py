@@ -121,6 +121,24 @@ TARGETS: dict[str, dict[str, llmkit.Model]] = {
         ),
         "2.0-flash": llmkit.Model(provider="google", id="gemini-2.0-flash", api="gemini"),
     },
+    "bedrock-converse": {
+        "claude": llmkit.Model(
+            provider="bedrock",
+            id="us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            api="bedrock-converse",
+            base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+            reasoning=True,
+            strict_tools=True,
+            max_output_tokens=64000,
+            input=["text", "image"],
+        ),
+        "nova": llmkit.Model(
+            provider="bedrock",
+            id="us.amazon.nova-micro-v1:0",
+            api="bedrock-converse",
+            base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+        ),
+    },
 }
 WIRES = sorted(TARGETS)
 # Where assistant turns come from: every target, plus models no target is.
@@ -564,8 +582,42 @@ def validate_sdk(model: llmkit.Model, body: dict[str, Any]) -> None:
         consume(RESPONSES_PARAMS.validate_python(body))
     elif api == "anthropic-messages":
         consume(ANTHROPIC_PARAMS.validate_python(body))
+    elif api == "bedrock-converse":
+        validate_bedrock(model, body)
     else:
         validate_gemini(body)
+
+
+def _params(value: Any, shape: Any) -> Any:
+    """botocore parameters for a rest-json body (blobs are base64 there)."""
+    if getattr(shape, "is_document_type", False):
+        return value
+    kind = shape.type_name
+    if kind == "structure" and isinstance(value, dict):
+        return {
+            k: _params(v, shape.members[k]) if k in shape.members else v for k, v in value.items()
+        }
+    if kind == "list" and isinstance(value, list):
+        return [_params(v, shape.member) for v in value]
+    if kind == "blob" and isinstance(value, str):
+        return base64.b64decode(value)
+    return value
+
+
+def validate_bedrock(model: llmkit.Model, body: dict[str, Any]) -> None:
+    """botocore's ParamValidator on ConverseStream's input shape (bedrock-runtime's model)."""
+    session = pytest.importorskip("botocore.session")
+    validate = pytest.importorskip("botocore.validate")
+    shape = (
+        session.get_session()
+        .get_service_model("bedrock-runtime")
+        .operation_model("ConverseStream")
+        .input_shape
+    )
+    report = validate.ParamValidator().validate(
+        {"modelId": model.id, **_params(body, shape)}, shape
+    )
+    assert not report.has_errors(), report.generate_report()
 
 
 def wire_pairs(api: str, body: dict[str, Any]) -> list[tuple[list[str | None], list[str | None]]]:
@@ -620,6 +672,16 @@ def wire_pairs(api: str, body: dict[str, Any]) -> list[tuple[list[str | None], l
                 assert not pending, f"a user turn before the results of {sorted(pending)}"
         assert not pending, f"calls without output: {sorted(pending)}"
         turns.append((calls, outputs))
+    elif api == "bedrock-converse":
+        msgs = body["messages"]
+        roles = [m["role"] for m in msgs]
+        assert all(a != b for a, b in itertools.pairwise(roles)), f"roles must alternate: {roles}"
+        for i, m in enumerate(msgs):
+            uses = [b["toolUse"]["toolUseId"] for b in m["content"] if "toolUse" in b]
+            if m["role"] == "assistant" and uses:
+                nxt = msgs[i + 1]["content"] if i + 1 < len(msgs) else []
+                results = [b["toolResult"]["toolUseId"] for b in nxt if "toolResult" in b]
+                turns.append((uses, results))
     else:
         contents = body["contents"]
         for i, c in enumerate(contents):

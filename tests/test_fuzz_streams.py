@@ -49,6 +49,7 @@ from llmkit._fake.server import ENCODERS
 from llmkit._sse import EventTooLarge, SSEDecoder
 from tests.contract import check_contract
 from tests.corpus import CorpusSkip, corpus_files, load_exchanges, rechunk
+from tests.eventstream import CONTENT_TYPE, bedrock_event, bedrock_exception, split_messages
 from tests.fuzzing import fuzz
 from tests.wire.openai_chat.corpus_checks import model_for as chat_model_for
 
@@ -98,12 +99,30 @@ MODELS: dict[str, list[llmkit.Model]] = {
         ),
         llmkit.Model(provider="google", id="gemini-3-pro-preview", api="gemini", reasoning=True),
     ],
+    "bedrock-converse": [
+        llmkit.Model(
+            provider="bedrock",
+            id="us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            api="bedrock-converse",
+            base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+            reasoning=True,
+            input=["text", "image"],
+        ),
+        llmkit.Model(
+            provider="bedrock",
+            id="us.amazon.nova-2-lite-v1:0",
+            api="bedrock-converse",
+            base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+        ),
+    ],
 }
+EVENT_STREAM = "bedrock-converse"  # binary messages, not SSE: mutated message by message
 CORPUS_DIRS = {
     "openai-chat": ("openai-chat", "openai-compatible"),
     "openai-responses": ("openai-responses",),
     "anthropic-messages": ("anthropic-messages",),
     "gemini": ("gemini",),
+    "bedrock-converse": ("bedrock-converse",),
 }
 
 
@@ -117,7 +136,8 @@ def recorded(wire: str) -> tuple[tuple[llmkit.Model, bytes], ...]:
         except CorpusSkip:
             continue
         for ex in exchanges:
-            if ex.status == 200 and ex.is_sse:
+            streamed = ex.content_type == CONTENT_TYPE if wire == EVENT_STREAM else ex.is_sse
+            if ex.status == 200 and streamed:
                 model = chat_model_for(ex) if wire == "openai-chat" else MODELS[wire][0]
                 out.append((model, ex.body))
     return tuple(out)
@@ -126,7 +146,8 @@ def recorded(wire: str) -> tuple[tuple[llmkit.Model, bytes], ...]:
 def test_every_wire_has_recorded_streams_to_mutate() -> None:
     assert set(MODELS) == set(WIRES) == set(CORPUS_DIRS)
     for wire in WIRES:
-        assert len(recorded(wire)) >= 15, wire
+        # the Bedrock corpus is 7 streamed exchanges (tests/fixtures/bedrock-converse)
+        assert len(recorded(wire)) >= (7 if wire == EVENT_STREAM else 15), wire
 
 
 # --------------------------------------------------------------------------- the properties
@@ -508,6 +529,37 @@ def mutate(draw: Callable[..., Any], body: bytes, max_ops: int = 6) -> bytes:
     return out
 
 
+def mutate_messages(draw: Callable[..., Any], body: bytes, max_ops: int = 6) -> bytes:
+    """An event-stream body after drawn message-level operations (the same ops as SSE events:
+    delete, duplicate, swap, a JSON value retyped, a key dropped, a huge string, a garbage
+    message injected; each message re-framed with valid CRCs, so the JSON is what is fuzzed),
+    then byte-level ones on the binary (truncation anywhere, flips and inserts: CRC errors)."""
+    messages = [bedrock_event(h.get(":event-type", ""), p) for h, p in split_messages(body)]
+    for op in draw(st.lists(EVENT_OPS, max_size=max_ops), label="message ops"):
+        kind = op[0]
+        if kind == "inject":
+            at = op[1] % (len(messages) + 1)
+            name = draw(st.sampled_from(["contentBlockDelta", "metadata", "messageStop", "x"]))
+            messages.insert(at, bedrock_event(name, op[2]))
+        elif kind in ("delete", "duplicate", "swap"):
+            messages = [m[6:] for m in apply_event_op([b"data: " + m for m in messages], op, b"\n")]
+        elif messages:
+            i = op[1] % len(messages)
+            [(headers, payload)] = split_messages(messages[i])
+            event = b"data: " + payload
+            [mutated] = apply_event_op([event], (op[0], 0, *op[2:]), b"\n")
+            messages[i] = bedrock_event(headers[":event-type"], mutated.partition(b"data: ")[2])
+    out = b"".join(messages)
+    for op in draw(st.lists(BYTE_OPS, max_size=3), label="byte ops"):
+        if op[0] in ("truncate", "flip", "insert"):
+            out = apply_byte_op(out, op)
+    return out
+
+
+def mutate_for(wire: str) -> Callable[..., bytes]:
+    return mutate_messages if wire == EVENT_STREAM else mutate
+
+
 # --------------------------------------------------------------------------- mutated real streams
 
 
@@ -517,7 +569,7 @@ def mutate(draw: Callable[..., Any], body: bytes, max_ops: int = 6) -> bytes:
 def test_mutated_recorded_streams(wire: str, data: st.DataObject) -> None:
     streams = recorded(wire)
     model, original = streams[data.draw(st.integers(0, len(streams) - 1), label="recording")]
-    body = mutate(data.draw, original)
+    body = mutate_for(wire)(data.draw, original)
     check_stream(model, body, chunked(body, data.draw(CHUNKING, label="chunking")))
 
 
@@ -1079,11 +1131,105 @@ def gemini_stream(draw: st.DrawFn) -> bytes:
     return sse([(None, c) for c in chunks], draw(st.sampled_from([b"\r\n", b"\n"])))
 
 
+@st.composite
+def bedrock_stream(draw: st.DrawFn) -> bytes:
+    """Converse events: text, reasoning (text, signature, redacted, bad base64), tool calls
+    (started or not, input fragments), server tools, stops at any index, then a stop reason
+    (known, failing or new), metadata with odd usage, an exception message, or nothing."""
+    tracks: list[list[tuple[str, Any]]] = []
+    for index in range(draw(st.integers(0, 4))):
+        at = draw(odd(st.just(index)))
+        kind = draw(st.sampled_from(["text", "reasoning", "tool", "tool", "server", "other"]))
+        track: list[tuple[str, Any]] = []
+        if kind == "text":
+            track = [
+                ("contentBlockDelta", {"contentBlockIndex": at, "delta": {"text": draw(odd(TEXT))}})
+            ]
+        elif kind == "reasoning":
+            field = draw(st.sampled_from(["text", "signature", "redactedContent"]))
+            value = draw(st.one_of(TEXT, B64)) if field != "redactedContent" else draw(odd(B64))
+            track = [
+                (
+                    "contentBlockDelta",
+                    {"contentBlockIndex": at, "delta": {"reasoningContent": {field: value}}},
+                )
+            ]
+        elif kind in ("tool", "server"):
+            tool = {"toolUseId": draw(odd(IDS)), "name": draw(odd(NAMES))}
+            if kind == "server":
+                tool["type"] = "server_tool_use"
+            if draw(st.integers(0, 3)):
+                track.append(
+                    (
+                        "contentBlockStart",
+                        {"contentBlockIndex": at, "start": {"toolUse": draw(odd(st.just(tool)))}},
+                    )
+                )
+            track += [
+                ("contentBlockDelta", {"contentBlockIndex": at, "delta": {"toolUse": {"input": f}}})
+                for f in draw(fragments())
+            ]
+        else:
+            track = [("contentBlockDelta", {"contentBlockIndex": at, "delta": draw(JSON_ANY)})]
+        if draw(st.integers(0, 4)):
+            track.append(("contentBlockStop", {"contentBlockIndex": at}))
+        tracks.append(track)
+    events = [("messageStart", {"role": "assistant"}), *interleave(draw, tracks)]
+    end = draw(st.sampled_from(["stop", "stop", "exception", "none", "metadata-only"]))
+    reason = draw(
+        odd(
+            st.sampled_from(
+                [
+                    "end_turn",
+                    "tool_use",
+                    "max_tokens",
+                    "guardrail_intervened",
+                    "malformed_tool_use",
+                    "new_reason",
+                ]
+            )
+        )
+    )
+    usage = {
+        "inputTokens": draw(odd(COUNT)),
+        "outputTokens": draw(odd(COUNT)),
+        "cacheReadInputTokens": draw(odd(COUNT)),
+    }
+    if end == "stop":
+        events.append(("messageStop", {"stopReason": reason}))
+    if end in ("stop", "metadata-only"):
+        events.append(
+            ("metadata", {"usage": draw(odd(st.just(usage))), "metrics": {"latencyMs": 1}})
+        )
+    out = [
+        bedrock_event(n, json.dumps(shuffled(draw, p) if isinstance(p, dict) else p).encode())
+        for n, p in events
+    ]
+    if end == "exception":
+        name = draw(
+            st.sampled_from(
+                [
+                    "throttlingException",
+                    "modelStreamErrorException",
+                    "validationException",
+                    "mysteryException",
+                ]
+            )
+        )
+        out.append(
+            bedrock_exception(
+                name, {"message": draw(TEXT), "originalStatusCode": draw(odd(st.just(429)))}
+            )
+        )
+    return b"".join(out)
+
+
 RANDOM_STREAMS: dict[str, Callable[[], st.SearchStrategy[bytes]]] = {
     "openai-chat": chat_stream,
     "openai-responses": responses_stream,
     "anthropic-messages": anthropic_stream,
     "gemini": gemini_stream,
+    "bedrock-converse": bedrock_stream,
 }
 
 
@@ -1093,7 +1239,7 @@ RANDOM_STREAMS: dict[str, Callable[[], st.SearchStrategy[bytes]]] = {
 def test_random_streams(wire: str, data: st.DataObject) -> None:
     model = MODELS[wire][data.draw(st.integers(0, len(MODELS[wire]) - 1), label="MODELS[wire]")]
     body = data.draw(RANDOM_STREAMS[wire](), label="stream")
-    body = mutate(data.draw, body, max_ops=2)
+    body = mutate_for(wire)(data.draw, body, max_ops=2)
     check_stream(model, body, chunked(body, data.draw(CHUNKING, label="chunking")))
 
 

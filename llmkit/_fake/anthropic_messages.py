@@ -14,6 +14,10 @@ simonw-llm-anthropic and mirascope for headers and error bodies):
 - non-streamed: the ``message`` object as compact JSON;
 - errors: ``{"type": "error", "error": {"type", "message"}, "request_id"}``; in a stream,
   ``event: error`` with the same object (QUIRKS A6).
+
+Claude on Vertex AI is served on ``/v1/projects/{p}/locations/{l}/publishers/anthropic/models/
+{model}:streamRawPredict`` (``:rawPredict``) with the same bodies, authenticated by an OAuth
+bearer token.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +33,11 @@ from .encoding import ServeContext, split_text
 from .script import FakeReply, FakeRequest, FakeToolCall
 
 __all__ = ["ENCODER", "AnthropicMessagesEncoder"]
+
+_VERTEX = re.compile(
+    r"^/v1/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/([^/:]+)"
+    r":(streamRawPredict|rawPredict)$"
+)  # Claude on Vertex AI: the model in the path, anthropic_version in the body
 
 _PING = '{"type": "ping"}'  # written with a space, unlike every other event (recordings)
 _ERROR_TYPES: dict[int, str] = {
@@ -52,8 +62,10 @@ class AnthropicMessagesEncoder:
     _path = "/v1/messages"
 
     def handles(self, method: str, path: str) -> bool:
-        """Whether the request is a Messages call (``?beta=true`` included, as the SDK sends)."""
-        return method == "POST" and path.split("?", 1)[0].rstrip("/") == self._path
+        """Whether the request is a Messages call (``?beta=true`` included, as the SDK sends),
+        or Claude on Vertex AI (``…/publishers/anthropic/models/{m}:streamRawPredict``)."""
+        target = path.split("?", 1)[0].rstrip("/")
+        return method == "POST" and (target == self._path or _VERTEX.match(target) is not None)
 
     def unauthorized(self, request: FakeRequest, api_key: str) -> bytes | None:
         """The 401 body Anthropic sends for a missing or wrong key.
@@ -64,6 +76,8 @@ class AnthropicMessagesEncoder:
         key = request.headers.get("x-api-key", "")
         auth = request.headers.get("authorization", "")
         bearer = auth[7:].strip() if auth.startswith("Bearer ") else ""
+        if _VERTEX.match(request.path.split("?", 1)[0]):
+            key = ""  # Vertex AI takes an OAuth access token as a bearer, never x-api-key
         if api_key in (key, bearer):
             return None
         message = "x-api-key header is required" if not (key or bearer) else "invalid x-api-key"
@@ -195,6 +209,9 @@ def _message(
     stop_reason: str | None,
 ) -> dict[str, Any]:
     model = request.body.get("model")
+    on_vertex = _VERTEX.match(request.path.split("?", 1)[0])
+    if on_vertex is not None:
+        model = on_vertex.group(1)
     return {
         "model": model if isinstance(model, str) else "fake-model",
         "id": f"msg_fake{ctx.number}",

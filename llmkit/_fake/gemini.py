@@ -1,5 +1,7 @@
 """The Gemini wire (``POST /v1beta/models/{model}:streamGenerateContent?alt=sse`` and
-``:generateContent``) for the fake server.
+``:generateContent``) for the fake server; also on Vertex AI's paths
+(``/v1/projects/{p}/locations/{l}/publishers/google/models/{model}:…`` with an OAuth bearer
+token, and express mode's ``/v1/publishers/google/models/{model}:…`` with an API key).
 
 Shapes are copied from real generativelanguage.googleapis.com bytes
 (``tests/fixtures/gemini/``: charmbracelet-fantasy and pydantic-ai cassettes for streams, vercel-ai
@@ -37,7 +39,10 @@ from .script import FakeReply, FakeRequest, FakeToolCall
 
 __all__ = ["ENCODER", "GeminiEncoder"]
 
-_PATH = re.compile(r"^/v1beta/models/([^/:?]+):(streamGenerateContent|generateContent)$")
+_PATH = re.compile(
+    r"^/(?:v1beta|v1(?:beta1)?(?P<project>/projects/[^/]+/locations/[^/]+)?/publishers/google)"
+    r"/models/([^/:?]+):(streamGenerateContent|generateContent)$"
+)  # Google AI (/v1beta/models/...) and Vertex AI (.../publishers/google/models/..., QUIRKS A10)
 _STATUS = {
     400: "INVALID_ARGUMENT",
     401: "UNAUTHENTICATED",
@@ -72,6 +77,16 @@ class GeminiEncoder:
         ``API_KEY_INVALID``; the fake server always sends 401 here, so the status in the body
         says ``UNAUTHENTICATED``, keeping the ``ErrorInfo`` detail.
         """
+        found = _PATH.match(request.path.split("?", 1)[0])
+        if found is not None and found.group("project"):
+            # Vertex AI with a project: an OAuth access token as a bearer (docs/cloud.md).
+            if request.headers.get("authorization") == f"Bearer {api_key}":
+                return None
+            message = (
+                "Request had invalid authentication credentials. Expected OAuth 2 access token, "
+                "login cookie or other valid authentication credential."
+            )
+            return _error(401, message)
         key = request.headers.get("x-goog-api-key", "")
         query = request.path.partition("?")[2]
         params = dict(p.partition("=")[::2] for p in query.split("&") if p)
@@ -197,7 +212,7 @@ def _error(status: int, message: str, details: list[dict[str, Any]] | None = Non
 
 def _model(request: FakeRequest) -> str:
     found = _PATH.match(request.path.split("?", 1)[0])
-    return found.group(1) if found else "fake-model"
+    return found.group(2) if found else "fake-model"
 
 
 def _response_id(ctx: ServeContext) -> str:

@@ -31,7 +31,13 @@ from .script import FakeError, FakeReply, FakeRequest, Responder, ScriptItem
 
 __all__ = ["ENCODERS", "Server", "plan_writes"]
 
-_ENCODER_MODULES = ("openai_chat", "anthropic_messages", "openai_responses", "gemini")
+_ENCODER_MODULES = (
+    "openai_chat",
+    "anthropic_messages",
+    "openai_responses",
+    "gemini",
+    "bedrock_converse",
+)
 """One module per wire API under ``llmkit._fake``, each exposing ``ENCODER``."""
 
 

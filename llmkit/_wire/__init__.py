@@ -12,7 +12,7 @@ from .._models import Api
 from .contract import WireAdapter
 
 if TYPE_CHECKING:
-    from . import anthropic_messages, gemini, openai_chat, openai_responses
+    from . import anthropic_messages, bedrock_converse, gemini, openai_chat, openai_responses
 
     # mypy checks every adapter module against the contract here.
     _CHECKED: tuple[WireAdapter, ...] = (
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         openai_responses,
         anthropic_messages,
         gemini,
+        bedrock_converse,
     )
 
 __all__ = ["WireAdapter", "adapter"]
@@ -29,6 +30,7 @@ _MODULES: dict[Api, str] = {
     "openai-responses": "openai_responses",
     "anthropic-messages": "anthropic_messages",
     "gemini": "gemini",
+    "bedrock-converse": "bedrock_converse",
 }
 
 

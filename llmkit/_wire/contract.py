@@ -68,7 +68,9 @@ class Frame(Protocol):
 
 class FrameDecoder(Protocol):
     """Bytes in, frames out, no I/O: ``feed`` returns the frames completed by a chunk, ``flush``
-    what the end of the bytes completes. Raises ``EventTooLarge`` past its size bound."""
+    what the end of the bytes completes. Raises :class:`~llmkit._sse.FramingError` when the
+    bytes cannot be framed (``EventTooLarge`` past its size bound; a bad checksum or a frame
+    cut short, for the binary framings)."""
 
     def feed(self, chunk: bytes) -> Sequence[Frame]: ...
 

@@ -52,6 +52,7 @@ __all__ = [
     "ANTHROPIC_VERSION",
     "DEFAULT_MAX_TOKENS",
     "THINKING_BUDGETS",
+    "VERTEX_VERSION",
     "build",
     "headers",
     "url",
@@ -59,6 +60,10 @@ __all__ = [
 
 ANTHROPIC_VERSION = "2023-06-01"
 """The ``anthropic-version`` header every request carries."""
+
+VERTEX_VERSION = "vertex-2023-10-16"
+"""Claude on Vertex AI: ``anthropic_version`` in the body, which has no ``model`` field (the
+model is in the URL)."""
 
 DEFAULT_MAX_TOKENS = 4096
 """``max_tokens`` when neither the option nor the model's ``max_output_tokens`` gives one (the
@@ -112,7 +117,10 @@ _Report = Callable[..., None]  # reports an option that was not sent as given
 
 
 def headers(model: Model, api_key: str | None) -> dict[str, str]:
-    """``x-api-key`` (when there is a key) and ``anthropic-version``."""
+    """``x-api-key`` (when there is a key) and ``anthropic-version`` (on Vertex AI neither:
+    the version is in the body and the platform authenticates, :mod:`llmkit._auth`)."""
+    if model.platform == "vertex":
+        return {"x-api-key": api_key} if api_key else {}
     out = {"anthropic-version": ANTHROPIC_VERSION}
     if api_key:
         out["x-api-key"] = api_key
@@ -120,7 +128,11 @@ def headers(model: Model, api_key: str | None) -> dict[str, str]:
 
 
 def url(model: Model, base_url: str, *, stream: bool) -> str:
-    """The endpoint: ``{base_url}/messages`` (the base URL ends in ``/v1``)."""
+    """The endpoint: ``{base_url}/messages`` (the base URL ends in ``/v1``); on Vertex AI
+    ``{base_url}/publishers/anthropic/models/{id}:streamRawPredict`` (``:rawPredict``)."""
+    if model.platform == "vertex":
+        method = "streamRawPredict" if stream else "rawPredict"
+        return f"{base_url.rstrip('/')}/publishers/anthropic/models/{model.id}:{method}"
     return base_url.rstrip("/") + "/messages"
 
 
@@ -137,6 +149,8 @@ def build(
     prepared = prepare(context, "anthropic")
     diags = prepared.diagnostics
     body: dict[str, Any] = {"model": model.id}
+    if model.platform == "vertex":
+        body = {"anthropic_version": VERTEX_VERSION}
     if context.system:
         body["system"] = context.system
     body["messages"] = _messages(prepared.messages, model, diags)

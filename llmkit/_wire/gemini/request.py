@@ -81,12 +81,15 @@ def headers(model: Model, api_key: str | None) -> dict[str, str]:
 
 
 def url(model: Model, base_url: str, *, stream: bool) -> str:
-    """``{base}/models/{id}:streamGenerateContent?alt=sse`` or ``:generateContent``.
+    """``{base}/models/{id}:streamGenerateContent?alt=sse`` or ``:generateContent``; on
+    Vertex AI ``{base}/publishers/google/models/{id}:…``.
 
     ``alt=sse`` is always sent: without it Gemini streams one JSON array (QUIRKS A10).
     """
     base = base_url.rstrip("/")
     name = model.id if model.id.startswith("models/") else f"models/{model.id}"
+    if model.platform == "vertex":  # Vertex AI: the model is a publisher's (docs/cloud.md)
+        name = f"publishers/google/{name}"
     if stream:
         return f"{base}/{name}:streamGenerateContent?alt=sse"
     return f"{base}/{name}:generateContent"

@@ -1,0 +1,237 @@
+"""A sans-I/O decoder of the AWS event-stream framing (``application/vnd.amazon.eventstream``).
+
+Amazon Bedrock's ``ConverseStream`` answers in this binary framing, not SSE. Each message is::
+
+    total_length:u32  headers_length:u32  prelude_crc:u32  headers  payload  message_crc:u32
+
+(big-endian; ``prelude_crc`` is the CRC32 of the first 8 bytes, ``message_crc`` of everything
+before it; ``total_length`` counts the whole message, both CRCs included). A header is
+``name_length:u8 name type:u8 value``, the value typed: 0/1 booleans, 2/3/4/5 signed integers
+of 1/2/4/8 bytes, 6 a byte array and 7 a UTF-8 string (both ``length:u16`` first), 8 a
+timestamp (``int64`` milliseconds), 9 a UUID (16 bytes). Bedrock's messages carry
+``:message-type`` (``event``, ``exception`` or ``error``), ``:event-type`` /
+``:exception-type`` / ``:error-code`` and ``:content-type``; the payload is JSON.
+
+Bytes in, :class:`EventStreamMessage` out, as :mod:`llmkit._sse` does for SSE: split at any
+byte offset, no I/O, so it serves the sync and async pumps and ``parse_stream`` alike.
+
+- Both CRCs are checked; a mismatch raises :class:`ChecksumMismatch` (the bytes after it
+  cannot be trusted to be framed where they claim).
+- Memory is bounded: a prelude announcing a message larger than ``max_event_size`` raises
+  :class:`~llmkit._sse.EventTooLarge` at once, before any of its payload is buffered; nothing
+  more than one message (plus the chunk being read) is ever held.
+- A body that ends inside a message raises :class:`TruncatedFrame` from :meth:`flush`.
+- The messages completed before a failure are always delivered first (a failure found behind
+  them in the same chunk is raised by the next call), so chunking never changes the result.
+- Lengths that contradict each other, or headers that overrun their block, raise
+  :class:`MalformedFrame`.
+
+All four are :class:`~llmkit._sse.FramingError`\\ s: the pipeline ends the stream with a
+``StreamError`` carrying the partial message.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from typing import Union
+
+from ._sse import DEFAULT_MAX_EVENT_SIZE, EventTooLarge, FramingError
+
+__all__ = [
+    "ChecksumMismatch",
+    "EventStreamDecoder",
+    "EventStreamMessage",
+    "HeaderValue",
+    "MalformedFrame",
+    "TruncatedFrame",
+]
+
+HeaderValue = Union[bool, int, bytes, str]
+"""A decoded header value: booleans, integers (timestamps as int64 milliseconds), strings, and
+bytes for byte arrays and UUIDs (as botocore decodes them)."""
+
+_PRELUDE = 12  # total length, headers length, prelude CRC
+_MINIMUM = _PRELUDE + 4  # a message with no headers and no payload
+_INTS = {2: (1, ">b"), 3: (2, ">h"), 4: (4, ">i"), 5: (8, ">q"), 8: (8, ">q")}
+
+
+class ChecksumMismatch(FramingError):
+    """A prelude or message CRC32 does not match its bytes."""
+
+
+class TruncatedFrame(FramingError):
+    """The body ended inside a message."""
+
+
+class MalformedFrame(FramingError):
+    """A message whose lengths or headers are not the framing's."""
+
+
+class EventStreamMessage:
+    """One decoded message.
+
+    Attributes:
+        headers: Every header, by name.
+        payload: The payload bytes.
+        message_type: ``:message-type`` (``event``, ``exception``, ``error``), ``""`` if absent.
+        event: What the message is: ``:event-type`` for an event, ``:exception-type`` for an
+            exception, ``:error-code`` for an error (``""`` if absent).
+        data: The payload as text (UTF-8, invalid bytes replaced), for the wire decoder.
+    """
+
+    __slots__ = ("data", "event", "headers", "message_type", "payload")
+
+    def __init__(self, headers: dict[str, HeaderValue], payload: bytes) -> None:
+        self.headers = headers
+        self.payload = payload
+        kind = headers.get(":message-type")
+        self.message_type = kind if isinstance(kind, str) else ""
+        name = headers.get(
+            {"exception": ":exception-type", "error": ":error-code"}.get(
+                self.message_type, ":event-type"
+            )
+        )
+        self.event = name if isinstance(name, str) else ""
+        self.data = payload.decode("utf-8", "replace")
+
+    def __repr__(self) -> str:
+        return (
+            f"EventStreamMessage(message_type={self.message_type!r}, event={self.event!r}, "
+            f"data={self.data[:60]!r})"
+        )
+
+
+class EventStreamDecoder:
+    """Incremental decoder: ``feed(bytes)`` returns the messages completed by those bytes."""
+
+    __slots__ = ("_buf", "_error", "_limit", "_need")
+
+    def __init__(self, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
+        self._limit = max_event_size
+        self._buf = bytearray()
+        self._need: int | None = None  # total length of the message whose prelude was read
+        # A failure found after good messages in the same chunk: raised on the next call, so
+        # the good ones are delivered first, however the bytes were chunked.
+        self._error: FramingError | None = None
+
+    def feed(self, chunk: bytes) -> list[EventStreamMessage]:
+        """Consume ``chunk`` and return the messages it completed (possibly none).
+
+        Raises:
+            EventTooLarge: a prelude announces a message over ``max_event_size``.
+            ChecksumMismatch: a prelude or message CRC is wrong.
+            MalformedFrame: the lengths or headers are not the framing's.
+        """
+        self._raise_pending()
+        if not chunk:
+            return []
+        buf = self._buf
+        buf += chunk
+        out: list[EventStreamMessage] = []
+        pos, end = 0, len(buf)
+        try:
+            while end - pos >= _PRELUDE:
+                total = self._need
+                if total is None:
+                    total = self._need = self._prelude(buf, pos)
+                if end - pos < total:
+                    break
+                out.append(_message(bytes(buf[pos : pos + total])))
+                pos += total
+                self._need = None
+        except FramingError as exc:
+            # Drop what was buffered: the memory is released at once, and nothing after a
+            # broken message can be trusted to be framed where it claims.
+            buf.clear()
+            self._need = None
+            if not out:
+                raise
+            self._error = exc
+            return out
+        del buf[:pos]
+        return out
+
+    def flush(self) -> list[EventStreamMessage]:
+        """End of input: nothing may be left over.
+
+        Raises:
+            TruncatedFrame: the body ended inside a message.
+        """
+        self._raise_pending()
+        if not self._buf:
+            return []
+        held, need = len(self._buf), self._need
+        self._buf.clear()
+        self._need = None
+        of = f"{need}" if need is not None else "at least 16"
+        raise TruncatedFrame(
+            f"The body ended inside an event-stream message ({held} of {of} bytes)"
+        )
+
+    def _raise_pending(self) -> None:
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+
+    def _prelude(self, buf: bytearray, pos: int) -> int:
+        total, headers, crc = struct.unpack_from(">III", buf, pos)
+        if zlib.crc32(memoryview(buf)[pos : pos + 8]) != crc:
+            raise ChecksumMismatch("An event-stream prelude failed its CRC32 check")
+        if total < _MINIMUM or headers > total - _MINIMUM:
+            raise MalformedFrame(
+                f"An event-stream prelude is inconsistent (total {total}, headers {headers})"
+            )
+        if total > self._limit:
+            raise EventTooLarge(total, self._limit, "Event-stream message")
+        return int(total)
+
+
+def _message(frame: bytes) -> EventStreamMessage:
+    """One whole message (its prelude already checked)."""
+    (crc,) = struct.unpack_from(">I", frame, len(frame) - 4)
+    if zlib.crc32(memoryview(frame)[:-4]) != crc:
+        raise ChecksumMismatch("An event-stream message failed its CRC32 check")
+    (headers_length,) = struct.unpack_from(">I", frame, 4)
+    headers_end = _PRELUDE + headers_length
+    return EventStreamMessage(_headers(frame, headers_end), frame[headers_end:-4])
+
+
+def _headers(frame: bytes, end: int) -> dict[str, HeaderValue]:
+    out: dict[str, HeaderValue] = {}
+    pos = _PRELUDE
+
+    def take(count: int) -> bytes:
+        nonlocal pos
+        if pos + count > end:
+            # The CRC matched, so these are the sender's bytes: headers it did not frame right.
+            raise MalformedFrame("An event-stream header runs past the header block")
+        raw = frame[pos : pos + count]
+        pos += count
+        return raw
+
+    while pos < end:
+        try:
+            name = take(take(1)[0]).decode("utf-8")
+        except UnicodeDecodeError:
+            raise MalformedFrame("An event-stream header name is not UTF-8") from None
+        kind = take(1)[0]
+        value: HeaderValue
+        if kind in (0, 1):
+            value = kind == 0
+        elif kind in _INTS:
+            width, fmt = _INTS[kind]
+            (value,) = struct.unpack(fmt, take(width))
+        elif kind in (6, 7):
+            (length,) = struct.unpack(">H", take(2))
+            raw = take(length)
+            try:
+                value = raw.decode("utf-8") if kind == 7 else raw
+            except UnicodeDecodeError:
+                raise MalformedFrame(f"The header {name!r} is not UTF-8") from None
+        elif kind == 9:
+            value = take(16)
+        else:
+            raise MalformedFrame(f"The event-stream header {name!r} has an unknown type {kind}")
+        out[name] = value
+    return out
