@@ -1,0 +1,60 @@
+"""Replay the llama-server captures (``tests/fixtures/llama-server/``, see its PROVENANCE.md).
+
+These are real bytes from llama.cpp's ``llama-server``, recorded by ``tests/integration/``; this
+file needs no build. Every stream goes through the same checks as the rest of the corpus
+(``corpus_checks.STREAM_CHECKS``: cut at random byte offsets, one byte at a time and
+whole, compared with ``tests/corpus.py``'s reading of the bytes, which does not use llmkit), and
+the mismatches of issue #19 get regression tests on the captured bytes below.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import llmkit
+from tests.corpus import FIXTURES, Exchange
+from tests.wire.openai_chat.corpus_checks import STREAM_CHECKS, check_json_response, model_for
+
+FOLDER = FIXTURES / "llama-server"
+INDEX: dict[str, dict[str, Any]] = json.loads((FOLDER / "captures.json").read_text("utf-8"))
+URL = "http://127.0.0.1:8080/v1/chat/completions"
+
+
+def exchange(name: str) -> Exchange:
+    meta = INDEX[name]
+    request = {"method": "POST", "url": URL, "headers": {}, "body": meta["request"]}
+    body = (FOLDER / name).read_bytes()
+    headers = {"content-type": meta["content_type"]}
+    return Exchange(meta["status"], headers, body, request, f"llama-server/{name}#0")
+
+
+STREAMS = [
+    pytest.param(exchange(name), id=name)
+    for name, meta in INDEX.items()
+    if meta["status"] == 200 and meta["content_type"] == "text/event-stream"
+]
+MODEL = llmkit.Model(provider="llamacpp", id="tiny", api="openai-chat")
+
+
+def test_the_index_lists_every_capture() -> None:
+    files = {p.name for p in FOLDER.iterdir()} - {"captures.json", "PROVENANCE.md"}
+    assert files == set(INDEX)
+    assert len(STREAMS) >= 7
+
+
+def test_captures_are_read_with_the_llamacpp_profile() -> None:
+    model = model_for(exchange("text.sse"))
+    assert (model.provider, model.id, model.compat) == ("llamacpp", "tiny", MODEL.compat)
+
+
+@pytest.mark.parametrize("exchange", STREAMS)
+@pytest.mark.parametrize("check", list(STREAM_CHECKS))
+def test_stream(check: str, exchange: Exchange) -> None:
+    STREAM_CHECKS[check](exchange)
+
+
+def test_non_streamed_body() -> None:
+    check_json_response(exchange("non-streamed.json"))
