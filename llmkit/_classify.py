@@ -29,11 +29,12 @@ from ._errors import (
 __all__ = ["classify", "error_from_body", "parse_retry_after"]
 
 # Messages providers really send when the prompt does not fit (OpenAI, Anthropic, Gemini,
-# DeepSeek, vLLM, Ollama, OpenRouter).
+# DeepSeek, vLLM, Ollama, OpenRouter, llama.cpp).
 _CONTEXT = re.compile(
     r"context[_ ]length[_ ]exceeded|maximum context length|context window|prompt is too long"
     r"|too many tokens|input length and `?max_tokens`? exceed|exceeds the maximum number of tokens"
-    r"|input token count.*exceeds|reduce the length of the messages|context size has been exceeded",
+    r"|input token count.*exceeds|reduce the length of the messages|context size has been exceeded"
+    r"|exceeds the available context size",
     re.IGNORECASE,
 )
 _TYPES: dict[str, type[APIError]] = {
@@ -52,6 +53,7 @@ _TYPES: dict[str, type[APIError]] = {
     "model_not_found": NotFoundError,
     "not_found": NotFoundError,
     "context_length_exceeded": ContextLengthError,
+    "exceed_context_size_error": ContextLengthError,  # llama.cpp's llama-server (HTTP 400)
     "server_error": ServerError,
     "api_error": ServerError,
     "internal": ServerError,

@@ -4,14 +4,18 @@ These are real bytes from llama.cpp's ``llama-server``, recorded by ``tests/inte
 file needs no build. Every stream goes through the same checks as the rest of the corpus
 (``corpus_checks.STREAM_CHECKS``: cut at random byte offsets, one byte at a time and
 whole, compared with ``tests/corpus.py``'s reading of the bytes, which does not use llmkit), and
-the mismatches of issue #19 get regression tests on the captured bytes below.
+the mismatches of issue #19 each have a regression test on the captured bytes:
+
+1. HTTP 400 ``exceed_context_size_error`` is a ``ContextLengthError``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
+import httpx
 import pytest
 
 import llmkit
@@ -58,3 +62,52 @@ def test_stream(check: str, exchange: Exchange) -> None:
 
 def test_non_streamed_body() -> None:
     check_json_response(exchange("non-streamed.json"))
+
+
+def serve(name: str) -> httpx.MockTransport:
+    """A transport that answers every request with the captured response."""
+    meta = INDEX[name]
+    body = (FOLDER / name).read_bytes()
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        headers = {"content-type": meta["content_type"]}
+        return httpx.Response(meta["status"], content=body, headers=headers)
+
+    return httpx.MockTransport(answer)
+
+
+def complete_sync_and_async(name: str, context: llmkit.Context) -> list[Exception]:
+    """``complete`` and ``acomplete`` against the captured response; the errors raised."""
+    errors: list[Exception] = []
+    try:
+        with httpx.Client(transport=serve(name)) as client:
+            llmkit.complete(MODEL, context, client=client)
+    except llmkit.LLMError as e:
+        errors.append(e)
+
+    async def go() -> None:
+        async with httpx.AsyncClient(transport=serve(name)) as client:
+            await llmkit.acomplete(MODEL, context, client=client)
+
+    try:
+        asyncio.run(go())
+    except llmkit.LLMError as e:
+        errors.append(e)
+    return errors
+
+
+# --------------------------------------------------------------------------- 1. context overflow
+
+
+def test_context_overflow_is_a_context_length_error() -> None:
+    body = json.loads((FOLDER / "context-overflow.json").read_bytes())
+    assert INDEX["context-overflow.json"]["status"] == 400
+    assert body["error"]["type"] == "exceed_context_size_error"
+    assert body["error"]["n_prompt_tokens"] > body["error"]["n_ctx"]
+    errors = complete_sync_and_async("context-overflow.json", llmkit.Context())
+    assert len(errors) == 2
+    for error in errors:
+        assert type(error) is llmkit.ContextLengthError
+        assert (error.status, error.code) == (400, "exceed_context_size_error")
+        assert error.body == body  # n_prompt_tokens and n_ctx stay readable
+        assert error.message.startswith(body["error"]["message"])
