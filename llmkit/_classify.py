@@ -138,8 +138,10 @@ def classify(
     headers: Mapping[str, str] | None = None,
     *,
     provider: str | None = None,
+    in_stream: bool = False,
 ) -> APIError:
-    """The typed error for an HTTP error response or an in-stream error payload."""
+    """The typed error for an HTTP error response or (``in_stream``) an error payload inside a
+    200 stream, whose ``status`` is the payload's own HTTP status code, if any."""
     body = _decode_body(raw_body)
     err = _error_obj(body)
     hdrs = headers or {}
@@ -169,7 +171,7 @@ def classify(
         cls = AuthenticationError  # Gemini answers a bad key with 400 INVALID_ARGUMENT
     request_id = hdrs.get("x-request-id") or hdrs.get("request-id")
     return cls(
-        f"{message} (HTTP {status})" if status else message,
+        f"{message} (HTTP {status})" if status and not in_stream else message,
         status=status,
         provider=provider,
         code=code,
@@ -180,5 +182,12 @@ def classify(
 
 
 def error_from_body(body: Any, *, provider: str | None = None) -> APIError:
-    """The typed error for an error object found inside a stream (status unknown)."""
-    return classify(None, body, None, provider=provider)
+    """The typed error for an error object found inside a stream.
+
+    The response itself said 200; a numeric ``code`` in the payload that is an HTTP status
+    (llama-server's ``{"error": {"code": 500, ...}}``, OpenRouter's, Gemini's) is the status
+    the error stands for, so it becomes ``status``. Any other code leaves it ``None``.
+    """
+    code = _error_obj(_decode_body(body)).get("code")
+    status = code if type(code) is int and 100 <= code <= 599 else None
+    return classify(status, body, None, provider=provider, in_stream=True)

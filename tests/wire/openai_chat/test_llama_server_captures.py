@@ -6,20 +6,22 @@ file needs no build. Every stream goes through the same checks as the rest of th
 whole, compared with ``tests/corpus.py``'s reading of the bytes, which does not use llmkit), and
 the mismatches of issue #19 each have a regression test on the captured bytes:
 
-1. HTTP 400 ``exceed_context_size_error`` is a ``ContextLengthError``.
+1. HTTP 400 ``exceed_context_size_error`` is a ``ContextLengthError``;
+4. an in-stream ``{"error": {"code": 500}}`` is a ``ServerError`` with ``status == 500``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
 from typing import Any
 
 import httpx
 import pytest
 
 import llmkit
-from tests.corpus import FIXTURES, Exchange
+from tests.corpus import FIXTURES, Exchange, expected_openai_chat, rechunk
 from tests.wire.openai_chat.corpus_checks import STREAM_CHECKS, check_json_response, model_for
 
 FOLDER = FIXTURES / "llama-server"
@@ -111,3 +113,55 @@ def test_context_overflow_is_a_context_length_error() -> None:
         assert (error.status, error.code) == (400, "exceed_context_size_error")
         assert error.body == body  # n_prompt_tokens and n_ctx stay readable
         assert error.message.startswith(body["error"]["message"])
+
+
+# --------------------------------------------------------------------------- 4. in-stream error
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_in_stream_error_status_is_the_payloads_code(seed: int) -> None:
+    body = (FOLDER / "in-stream-error.sse").read_bytes()
+    payload = expected_openai_chat(body).error
+    assert payload is not None and payload["code"] == 500
+    events = list(llmkit.parse_stream(MODEL, iter(rechunk(body, random.Random(seed)))))
+    final = events[-1]
+    assert isinstance(final, llmkit.Error)
+    assert type(final.error) is llmkit.ServerError
+    assert (final.error.status, final.error.code) == (500, "server_error")
+    # The response itself was a 200: the message does not claim an HTTP 500 response.
+    assert final.error.message == payload["message"]
+    assert final.message.stop_reason == "error"
+
+
+def test_in_stream_error_raises_a_server_error_with_status_500() -> None:
+    errors = complete_sync_and_async("in-stream-error.sse", llmkit.Context())
+    assert [(type(e), getattr(e, "status", None)) for e in errors] == [
+        (llmkit.ServerError, 500)
+    ] * 2
+
+
+@pytest.mark.parametrize(
+    ("payload", "status", "kind"),
+    [
+        ({"error": {"code": 500, "message": "m", "type": "server_error"}}, 500, llmkit.ServerError),
+        ({"error": {"code": 429, "status": "RESOURCE_EXHAUSTED"}}, 429, llmkit.RateLimitError),
+        ({"error": {"code": 502, "message": "Provider down"}}, 502, llmkit.ServerError),
+        ({"error": {"code": "server_error", "message": "m"}}, None, llmkit.ServerError),
+        (
+            {"error": {"code": True, "message": "m", "type": "server_error"}},
+            None,
+            llmkit.ServerError,
+        ),
+        ({"error": {"code": 12, "message": "m", "type": "server_error"}}, None, llmkit.ServerError),
+    ],
+)
+def test_an_in_stream_codes_http_status_becomes_status(
+    payload: dict[str, Any], status: int | None, kind: type[llmkit.APIError]
+) -> None:
+    """llama-server, OpenRouter (502) and Gemini (429) put an HTTP status in ``code``; other
+    codes (strings, booleans, numbers outside 100-599) leave ``status`` unset."""
+    body = b"data: " + json.dumps(payload).encode() + b"\n\n"
+    final = list(llmkit.parse_stream(MODEL, [body]))[-1]
+    assert isinstance(final, llmkit.Error)
+    assert type(final.error) is kind
+    assert final.error.status == status
