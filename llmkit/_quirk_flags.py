@@ -31,9 +31,13 @@ class OpenAIChatCompat(BaseModel):
     """Send ``stream_options.include_usage`` (QUIRKS J1); some servers reject the option."""
 
     supports_strict: bool = True
-    """Whether ``strict`` may appear on tools at all. Cohere (via OpenRouter), RouteLLM and
-    older models reject the key, even ``strict: false`` (QUIRKS H2). Also read by the
-    ``openai-responses`` adapter, for Responses-compatible servers."""
+    """Whether the server does OpenAI strict mode: reads ``strict: true`` and holds the output
+    to the schema (OpenAI). There, strict tools and ``response_format`` schemas get the
+    strict transform (each lossy step a ``schema_rewritten`` diagnostic) and ``strict: true``.
+    Elsewhere a strict tool is refused, a ``response_format`` schema goes as written (llama.cpp
+    builds its grammar from it, so every constraint is kept) and ``strict`` is never sent:
+    Cohere (via OpenRouter), RouteLLM and older models reject the key, even ``strict: false``
+    (QUIRKS H2). Also read by the ``openai-responses`` adapter."""
 
     supports_parallel_tool_calls: bool = True
     """Whether ``parallel_tool_calls`` may be sent; some reasoning models reject it (H4)."""

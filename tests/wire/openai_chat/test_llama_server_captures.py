@@ -7,6 +7,7 @@ whole, compared with ``tests/corpus.py``'s reading of the bytes, which does not 
 the mismatches of issue #19 each have a regression test on the captured bytes:
 
 1. HTTP 400 ``exceed_context_size_error`` is a ``ContextLengthError``;
+2. ``response_format`` goes as written (no strict transform) to a server without strict mode;
 4. an in-stream ``{"error": {"code": 500}}`` is a ``ServerError`` with ``status == 500``.
 """
 
@@ -18,7 +19,9 @@ import random
 from typing import Any
 
 import httpx
+import jsonschema
 import pytest
+from pydantic import BaseModel, Field
 
 import llmkit
 from tests.corpus import FIXTURES, Exchange, expected_openai_chat, rechunk
@@ -113,6 +116,48 @@ def test_context_overflow_is_a_context_length_error() -> None:
         assert (error.status, error.code) == (400, "exceed_context_size_error")
         assert error.body == body  # n_prompt_tokens and n_ctx stay readable
         assert error.message.startswith(body["error"]["message"])
+
+
+# --------------------------------------------------------------------------- 2. response_format
+
+
+class Answer(BaseModel):
+    city: str = Field(min_length=1, max_length=12)
+    days: int = Field(ge=1, le=10)
+
+
+def test_response_format_goes_as_written_to_a_server_without_strict_mode() -> None:
+    sent = INDEX["structured-output.sse"]["request"]["response_format"]
+    schema = Answer.model_json_schema()
+    assert sent == {"type": "json_schema", "json_schema": {"name": "Answer", "schema": schema}}
+    request = llmkit.build_request(MODEL, llmkit.Context(), response_format=Answer)
+    assert json.loads(request.content)["response_format"] == sent
+    assert request.extensions["llmkit.diagnostics"] == []  # nothing rewritten
+    # The server held its reply to the whole schema, maxLength included.
+    reply = expected_openai_chat((FOLDER / "structured-output.sse").read_bytes())
+    jsonschema.validate(json.loads(reply.text), schema)
+
+
+@pytest.mark.parametrize(
+    ("provider", "strict"),
+    [("openai", True), ("llamacpp", False), ("ollama", False), ("groq", False)],
+)
+@pytest.mark.parametrize("api", ["openai-chat", "openai-responses"])
+def test_the_strict_transform_only_where_the_server_does_strict_mode(
+    provider: str, strict: bool, api: str
+) -> None:
+    model = llmkit.Model(provider=provider, id="m", api=api, base_url="http://127.0.0.1:1/v1")
+    request = llmkit.build_request(model, llmkit.Context(), api_key="k", response_format=Answer)
+    body = json.loads(request.content)
+    fmt = body["response_format"]["json_schema"] if api == "openai-chat" else body["text"]["format"]
+    kinds = {d.kind for d in request.extensions["llmkit.diagnostics"]}
+    if strict:
+        assert fmt["strict"] is True and fmt["schema"]["additionalProperties"] is False
+        assert "schema_rewritten" in kinds  # minLength/maxLength have no strict-mode form
+    else:
+        assert "strict" not in fmt  # some servers reject the key itself (QUIRKS H2)
+        assert fmt["schema"] == Answer.model_json_schema()
+        assert "schema_rewritten" not in kinds
 
 
 # --------------------------------------------------------------------------- 4. in-stream error
