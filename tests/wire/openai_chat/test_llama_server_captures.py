@@ -4,10 +4,11 @@ These are real bytes from llama.cpp's ``llama-server``, recorded by ``tests/inte
 file needs no build. Every stream goes through the same checks as the rest of the corpus
 (``corpus_checks.STREAM_CHECKS``: cut at random byte offsets, one byte at a time and
 whole, compared with ``tests/corpus.py``'s reading of the bytes, which does not use llmkit), and
-the mismatches of issue #19 each have a regression test on the captured bytes:
+the four mismatches of issue #19 each have a regression test on the captured bytes:
 
 1. HTTP 400 ``exceed_context_size_error`` is a ``ContextLengthError``;
 2. ``response_format`` goes as written (no strict transform) to a server without strict mode;
+3. the llamacpp profile sends ``parallel_tool_calls``;
 4. an in-stream ``{"error": {"code": 500}}`` is a ``ServerError`` with ``status == 500``.
 """
 
@@ -140,7 +141,7 @@ def test_response_format_goes_as_written_to_a_server_without_strict_mode() -> No
 
 @pytest.mark.parametrize(
     ("provider", "strict"),
-    [("openai", True), ("llamacpp", False), ("ollama", False), ("groq", False)],
+    [("openai", True), ("vllm", True), ("llamacpp", False), ("ollama", False), ("groq", False)],
 )
 @pytest.mark.parametrize("api", ["openai-chat", "openai-responses"])
 def test_the_strict_transform_only_where_the_server_does_strict_mode(
@@ -158,6 +159,22 @@ def test_the_strict_transform_only_where_the_server_does_strict_mode(
         assert "strict" not in fmt  # some servers reject the key itself (QUIRKS H2)
         assert fmt["schema"] == Answer.model_json_schema()
         assert "schema_rewritten" not in kinds
+
+
+# --------------------------------------------------------------------------- 3. parallel calls
+
+
+def test_the_llamacpp_profile_sends_parallel_tool_calls() -> None:
+    captured = INDEX["tool-calls-parallel.sse"]["request"]
+    assert captured["parallel_tool_calls"] is True
+    tool = llmkit.Tool(name="get_weather", parameters={"type": "object", "properties": {}})
+    context = llmkit.Context(messages=[llmkit.user("x")], tools=[tool])
+    for value in (True, False):
+        request = llmkit.build_request(MODEL, context, parallel_tool_calls=value)
+        assert json.loads(request.content)["parallel_tool_calls"] is value
+        assert request.extensions["llmkit.diagnostics"] == []
+    reply = expected_openai_chat((FOLDER / "tool-calls-parallel.sse").read_bytes())
+    assert len(reply.tool_calls) == 2
 
 
 # --------------------------------------------------------------------------- 4. in-stream error
