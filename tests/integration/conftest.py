@@ -78,7 +78,6 @@ class Server:
     """A running llama-server: its base URL and the llmkit model that talks to it."""
 
     base_url: str
-    version: str
     process: subprocess.Popen[bytes]
     log: Path
 
@@ -90,6 +89,14 @@ class Server:
     def client(self) -> tuple[httpx.Client, Recorder]:
         recorder = Recorder()
         return httpx.Client(transport=recorder, timeout=60), recorder
+
+
+SEEN: dict[str, str] = {}  # what the session ran against, for the summary
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for name, value in SEEN.items():
+        terminalreporter.write_line(f"{name}: {value}")
 
 
 def _free_port() -> int:
@@ -151,7 +158,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
                 pytest.fail(f"llama-server not ready in {STARTUP_SECONDS} s")
             time.sleep(0.25)
         props = httpx.get(f"{base}/props", timeout=5).json()
-        yield Server(f"{base}/v1", str(props.get("build_info", "?")), process, log)
+        SEEN["llama-server"] = f"{props.get('build_info', '?')} ({binary})"
+        yield Server(f"{base}/v1", process, log)
     finally:
         process.terminate()
         try:
