@@ -3,94 +3,28 @@
 Skipped unless ``LLMKIT_LLAMA_SERVER`` names a llama-server binary. The server is started once
 per session on a free loopback port, serving the tiny random-weight model that
 ``make_tiny_model.py`` writes (``LLMKIT_LLAMA_MODEL`` names an existing one instead), and
-stopped at the end. Every response llmkit reads goes through :class:`Recorder`, which keeps the
+stopped at the end. Every response llmkit reads goes through ``harness.Recorder``, which keeps the
 exact bytes the server sent so that each test can read them without llmkit.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-import llmkit
+from tests.integration.harness import Server
 
 HERE = Path(__file__).resolve().parent
 STARTUP_SECONDS = 120
-
-
-@dataclass
-class Exchange:
-    """One HTTP exchange as it went over the wire."""
-
-    request: dict[str, Any]
-    status: int
-    content_type: str
-    body: bytes
-
-
-class Recorder(httpx.BaseTransport):
-    """An httpx transport that forwards to the server and keeps what went by."""
-
-    def __init__(self) -> None:
-        self.inner = httpx.HTTPTransport()
-        self.exchanges: list[Exchange] = []
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        response = self.inner.handle_request(request)
-        body = b"".join(response.stream)  # type: ignore[union-attr]
-        response.close()
-        self.exchanges.append(
-            Exchange(
-                json.loads(request.content),
-                response.status_code,
-                response.headers.get("content-type", "").split(";")[0].strip(),
-                body,
-            )
-        )
-        headers = [
-            (k, v)
-            for k, v in response.headers.items()
-            if k not in ("content-length", "transfer-encoding")
-        ]
-        return httpx.Response(response.status_code, headers=headers, content=body)
-
-    def close(self) -> None:
-        self.inner.close()
-
-    @property
-    def last(self) -> Exchange:
-        return self.exchanges[-1]
-
-
-@dataclass
-class Server:
-    """A running llama-server: its base URL and the llmkit model that talks to it."""
-
-    base_url: str
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def model(self, **fields: Any) -> llmkit.Model:
-        return llmkit.Model(
-            provider="llamacpp", id="tiny", api="openai-chat", base_url=self.base_url, **fields
-        )
-
-    def client(self) -> tuple[httpx.Client, Recorder]:
-        recorder = Recorder()
-        return httpx.Client(transport=recorder, timeout=60), recorder
-
-
 SEEN: dict[str, str] = {}  # what the session ran against, for the summary
 
 

@@ -1,7 +1,7 @@
 """llmkit against a real llama.cpp ``llama-server`` (issue #19; README.md here says how to run).
 
 Every test sends its request through llmkit's public API to the server, then reads the bytes
-the server really sent (kept by ``conftest.Recorder``) with ``oracle.py`` — plain ``json``, no
+the server really sent (kept by ``harness.Recorder``) with ``oracle.py`` — plain ``json``, no
 llmkit — and checks that llmkit's message says the same: text, reasoning, each call's id, name
 and argument text, the stop reason, usage and the response id. The model's weights are random,
 so what it says is noise; the protocol around it (grammar-forced calls, parallel calls, calls
@@ -24,7 +24,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 import llmkit
-from tests.integration.conftest import Exchange, Server
+from tests.integration.harness import AsyncRecorder, Exchange, Server
 from tests.integration.oracle import Reply, read_json, read_stream
 
 
@@ -146,33 +146,6 @@ def test_streamed_text_async(server: Server) -> None:
 
     message, wire = asyncio.run(go())
     assert_same(message, read_stream(wire.body))
-
-
-class AsyncRecorder(httpx.AsyncBaseTransport):
-    """``conftest.Recorder`` for ``httpx.AsyncClient``."""
-
-    def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
-        self.exchanges: list[Exchange] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        response = await self.inner.handle_async_request(request)
-        body = b"".join([piece async for piece in response.stream])  # type: ignore[union-attr]
-        await response.aclose()
-        self.exchanges.append(Exchange(json.loads(request.content), response.status_code, "", body))
-        headers = [
-            (k, v)
-            for k, v in response.headers.items()
-            if k not in ("content-length", "transfer-encoding")
-        ]
-        return httpx.Response(response.status_code, headers=headers, content=body)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    @property
-    def last(self) -> Exchange:
-        return self.exchanges[-1]
 
 
 def test_reasoning_streams_as_thinking(server: Server) -> None:

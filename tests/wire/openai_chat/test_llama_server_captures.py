@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import jsonschema
@@ -145,7 +145,7 @@ def test_response_format_goes_as_written_to_a_server_without_strict_mode() -> No
 )
 @pytest.mark.parametrize("api", ["openai-chat", "openai-responses"])
 def test_the_strict_transform_only_where_the_server_does_strict_mode(
-    provider: str, strict: bool, api: str
+    provider: str, strict: bool, api: Literal["openai-chat", "openai-responses"]
 ) -> None:
     model = llmkit.Model(provider=provider, id="m", api=api, base_url="http://127.0.0.1:1/v1")
     request = llmkit.build_request(model, llmkit.Context(), api_key="k", response_format=Answer)
