@@ -6,8 +6,8 @@
 # DIR (default $LLMKIT_LLAMA_DIR, else ~/.cache/llmkit-llama) receives the sdist, its unpacked
 # sources and the build; nothing is written into the repository. The last line printed is the
 # path of the binary. A second run finds the binary and does nothing (the cache). CPU only, one
-# static binary; about 15-25 minutes on two cores (LLMKIT_BUILD_JOBS, default 2). Needs cmake, a
-# C++17 compiler and python3 with pip (Debian: cmake g++ python3-venv).
+# static binary; about 15 minutes with two jobs, 35 with one (LLMKIT_BUILD_JOBS, default 2).
+# Needs cmake, a C++17 compiler and python3 with pip (Debian: cmake g++ python3-venv).
 set -euo pipefail
 
 VERSION=0.3.36  # llama-cpp-python; it vendors ggml-org/llama.cpp@0c1e57098
