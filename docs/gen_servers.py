@@ -11,6 +11,7 @@ import itertools
 import json
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import llmkit._quirk_flags
 from llmkit._quirk_flags import OpenAIChatCompat
@@ -29,6 +30,22 @@ with `compat={...}` to set flags field by field.
 | provider | base URL | key variable | key required | flags that differ from api.openai.com |
 | --- | --- | --- | --- | --- |
 """
+
+# The flags a server's source is read for, whether or not its profile changes them: each is a
+# claim about what the server reads or needs.
+CHECKED = (
+    "max_tokens_field",
+    "supports_usage_in_streaming",
+    "supports_strict",
+    "supports_parallel_tool_calls",
+    "supports_developer_role",
+    "thinking_format",
+    "reasoning_fields",
+)
+SOURCES_INTRO = """For the servers whose code is on PyPI, each flag below was read off the
+server's own source (file and line, in the version named), so a flag that says a server lacks
+something says what that server's code does. Hosted APIs are described from their documentation
+(the `docs` links in `llmkit/data/providers.json`)."""
 
 
 def render() -> str:
@@ -57,7 +74,32 @@ def render() -> str:
     for field in OpenAIChatCompat.model_fields:
         doc = " ".join(docs.get(field, "").split())
         flags.append(f"- `{field}` (default `{getattr(defaults, field)!r}`): {doc}")
-    return HEADER + "\n".join(rows) + "\n" + "\n".join(flags) + "\n"
+    sources = _sources(providers, defaults)
+    return HEADER + "\n".join(rows) + "\n" + "\n".join(flags + sources) + "\n"
+
+
+def _sources(providers: dict[str, Any], defaults: OpenAIChatCompat) -> list[str]:
+    """Where each flag of a server whose source is public comes from (its ``evidence``)."""
+    out = ["", "## The servers' source", "", SOURCES_INTRO]
+    for name, profile in providers.items():
+        if "source" not in profile:
+            continue
+        evidence = profile.get("evidence", {})
+        said = "Checked against" if evidence else "Not checked against its source"
+        out += ["", f"### {name}", "", f"{said}: {profile['source']}."]
+        compat = OpenAIChatCompat.model_validate(profile.get("compat", {}))
+        changed = {
+            f for f in OpenAIChatCompat.model_fields if getattr(compat, f) != getattr(defaults, f)
+        }
+        if evidence:
+            missing = (changed | set(CHECKED)) - set(evidence)
+            if missing:  # every flag the profile sets, and every checked one, has its line
+                raise ValueError(f"{name}: no source cited for {sorted(missing)}")
+            out.append("")
+            for field in OpenAIChatCompat.model_fields:
+                if field in evidence:
+                    out.append(f"- `{field}={getattr(compat, field)!r}`: {evidence[field]}.")
+    return out
 
 
 def _attribute_docs(class_name: str) -> dict[str, str]:

@@ -29,12 +29,13 @@ from ._errors import (
 __all__ = ["classify", "error_from_body", "parse_retry_after"]
 
 # Messages providers really send when the prompt does not fit (OpenAI, Anthropic, Gemini,
-# DeepSeek, vLLM, Ollama, OpenRouter).
+# DeepSeek, vLLM, Ollama, OpenRouter, llama.cpp).
 _CONTEXT = re.compile(
     r"context[_ ]length[_ ]exceeded|maximum context length|context window|prompt is too long"
     r"|too many tokens|input length and `?max_tokens`? exceed|exceeds the maximum number of tokens"
     r"|input token count.*exceeds|reduce the length of the messages|context size has been exceeded"
-    r"|input is too long",  # Bedrock's ValidationException
+    r"|input is too long"  # Bedrock's ValidationException
+    r"|exceeds the available context size",  # llama-server
     re.IGNORECASE,
 )
 _TYPES: dict[str, type[APIError]] = {
@@ -53,6 +54,7 @@ _TYPES: dict[str, type[APIError]] = {
     "model_not_found": NotFoundError,
     "not_found": NotFoundError,
     "context_length_exceeded": ContextLengthError,
+    "exceed_context_size_error": ContextLengthError,  # llama.cpp's llama-server (HTTP 400)
     "server_error": ServerError,
     "api_error": ServerError,
     "internal": ServerError,
@@ -162,8 +164,10 @@ def classify(
     headers: Mapping[str, str] | None = None,
     *,
     provider: str | None = None,
+    in_stream: bool = False,
 ) -> APIError:
-    """The typed error for an HTTP error response or an in-stream error payload."""
+    """The typed error for an HTTP error response or (``in_stream``) an error payload inside a
+    200 stream, whose ``status`` is the payload's own HTTP status code, if any."""
     body = _decode_body(raw_body)
     err = _error_obj(body)
     hdrs = headers or {}
@@ -193,7 +197,7 @@ def classify(
         cls = AuthenticationError  # Gemini answers a bad key with 400 INVALID_ARGUMENT
     request_id = hdrs.get("x-request-id") or hdrs.get("request-id") or hdrs.get("x-amzn-requestid")
     return cls(
-        f"{message} (HTTP {status})" if status else message,
+        f"{message} (HTTP {status})" if status and not in_stream else message,
         status=status,
         provider=provider,
         code=code,
@@ -204,5 +208,12 @@ def classify(
 
 
 def error_from_body(body: Any, *, provider: str | None = None) -> APIError:
-    """The typed error for an error object found inside a stream (status unknown)."""
-    return classify(None, body, None, provider=provider)
+    """The typed error for an error object found inside a stream.
+
+    The response itself said 200; a numeric ``code`` in the payload that is an HTTP status
+    (llama-server's ``{"error": {"code": 500, ...}}``, OpenRouter's, Gemini's) is the status
+    the error stands for, so it becomes ``status``. Any other code leaves it ``None``.
+    """
+    code = _error_obj(_decode_body(body)).get("code")
+    status = code if type(code) is int and 100 <= code <= 599 else None
+    return classify(status, body, None, provider=provider, in_stream=True)

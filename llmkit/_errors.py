@@ -136,7 +136,8 @@ class APIError(LLMError):
     """The provider answered with an error.
 
     Attributes:
-        status: The HTTP status (``None`` for an error reported inside a 200 stream).
+        status: The HTTP status. For an error reported inside a 200 stream, the HTTP status
+            its payload names as ``code`` (llama-server, OpenRouter, Gemini), else ``None``.
         provider: The provider name.
         code: The provider's error code or type, when it gave one.
         request_id: The provider's request id header, when present.

@@ -24,23 +24,30 @@ class OpenAIChatCompat(BaseModel):
     model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
-    """Field for the output limit. OpenAI and Cerebras: ``max_completion_tokens``; DeepSeek,
-    Groq, Mistral, OpenRouter, Together, Fireworks and local servers: ``max_tokens``."""
+    """Field for the output limit. OpenAI, Cerebras and vLLM (which deprecates ``max_tokens``):
+    ``max_completion_tokens``; DeepSeek, Groq, Mistral, OpenRouter, Together, Fireworks, Ollama,
+    LM Studio and llama.cpp (which reads both): ``max_tokens``."""
 
     supports_usage_in_streaming: bool = True
     """Send ``stream_options.include_usage`` (QUIRKS J1); some servers reject the option."""
 
     supports_strict: bool = True
-    """Whether ``strict`` may appear on tools at all. Cohere (via OpenRouter), RouteLLM and
-    older models reject the key, even ``strict: false`` (QUIRKS H2). Also read by the
-    ``openai-responses`` adapter, for Responses-compatible servers."""
+    """Whether the server does OpenAI strict mode: reads ``strict: true`` and holds the output
+    to the schema (OpenAI, vLLM). There, strict tools and ``response_format`` schemas get the
+    strict transform (each lossy step a ``schema_rewritten`` diagnostic) and ``strict: true``.
+    Elsewhere a strict tool is refused, a ``response_format`` schema goes as written (llama.cpp
+    builds its grammar from it, so every constraint is kept) and ``strict`` is never sent:
+    Cohere (via OpenRouter), RouteLLM and older models reject the key, even ``strict: false``
+    (QUIRKS H2). Also read by the ``openai-responses`` adapter."""
 
     supports_parallel_tool_calls: bool = True
-    """Whether ``parallel_tool_calls`` may be sent; some reasoning models reject it (H4)."""
+    """Whether ``parallel_tool_calls`` may be sent; some reasoning models reject it (H4).
+    vLLM, SGLang and llama.cpp read it (``docs/servers.md`` cites the lines)."""
 
     supports_developer_role: bool = False
-    """Send the system prompt as ``developer`` to reasoning models (OpenAI). Ollama, vLLM and
-    SGLang need ``system``."""
+    """Send the system prompt as ``developer`` to reasoning models (OpenAI). Off, ``system`` is
+    sent: vLLM 0.33, SGLang 0.5.23 (``srt/entrypoints/openai/serving_chat.py:716-717``) and
+    llama.cpp turn ``developer`` into ``system`` for chat templates without it anyway."""
 
     supports_store: bool = False
     """Send ``store: false`` (OpenAI). Cerebras, xAI, DeepSeek, z.ai and LiteLLM reject it."""
@@ -49,12 +56,13 @@ class OpenAIChatCompat(BaseModel):
     """How the ``reasoning`` option is sent: ``openai`` → ``reasoning_effort``; ``deepseek`` →
     ``thinking: {type}`` + ``reasoning_effort``; ``zai`` → ``thinking: {type}``; ``qwen`` →
     top-level ``enable_thinking``; ``chat_template`` → ``chat_template_kwargs.enable_thinking``
-    (vLLM/SGLang/llama.cpp serving Qwen3); ``openrouter`` → ``reasoning: {effort}``; ``none`` →
-    not sendable (reported)."""
+    (vLLM, llama.cpp, and SGLang: ``srt/entrypoints/openai/protocol.py:1020``); ``openrouter`` →
+    ``reasoning: {effort}``; ``none`` → not sendable (reported)."""
 
     reasoning_fields: tuple[str, ...] = ("reasoning_content", "reasoning", "reasoning_text")
-    """Delta fields read as reasoning, first non-empty wins: DeepSeek and older vLLM send
-    ``reasoning_content``, Ollama, Groq and newer vLLM ``reasoning`` (QUIRKS F8)."""
+    """Delta fields read as reasoning, first non-empty wins: DeepSeek, older vLLM, llama.cpp
+    and SGLang (``srt/entrypoints/openai/protocol.py:1357``) send ``reasoning_content``, Ollama,
+    Groq and vLLM 0.33 ``reasoning`` (QUIRKS F8)."""
 
     reasoning_replay: Literal["never", "tool_turns", "always"] = "never"
     """When to send an assistant turn's reasoning back: DeepSeek thinking mode and Kimi

@@ -101,7 +101,7 @@ DOCUMENTED: dict[str, tuple[str, str, str, bool, bool]] = {
     ),
     "vllm": (
         "http://127.0.0.1:8000/v1/chat/completions",
-        "max_tokens",
+        "max_completion_tokens",  # vLLM 0.33.0 deprecates max_tokens (docs/servers.md)
         "authorization",
         True,
         False,

@@ -206,7 +206,7 @@ def test_register_model_and_custom_server_one_line() -> None:
     custom = llmkit.Model(
         provider="vllm", id="qwen3", api="openai-chat", base_url="http://127.0.0.1:8000/v1"
     )
-    assert custom.api_key_required is False and custom.compat.max_tokens_field == "max_tokens"
+    assert custom.api_key_required is False and custom.compat.thinking_format == "chat_template"
     llmkit.register_model(custom)
     assert llmkit.get_model("vllm", "qwen3") is custom
 

@@ -278,6 +278,10 @@ class _Builder:
             raise InvalidRequestError(
                 "response_format must be a pydantic model class or a JSON schema"
             )
+        if not self.compat.supports_strict:
+            # No strict mode to rewrite for: the schema goes as written. llama-server builds
+            # its grammar from it, so every constraint kept is one enforced.
+            return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
         strict = self.strict(schema, name)
         return {
             "type": "json_schema",

@@ -345,10 +345,10 @@ def _options(
         reasoning["summary"] = "auto"
         body["reasoning"] = reasoning
     if opts.response_format is not None:
-        body["text"] = {"format": _response_format(opts.response_format, diags)}
+        body["text"] = {"format": _response_format(model, opts.response_format, diags)}
 
 
-def _response_format(fmt: Any, diags: list[Diagnostic]) -> dict[str, Any]:
+def _response_format(model: Model, fmt: Any, diags: list[Diagnostic]) -> dict[str, Any]:
     from pydantic import BaseModel
 
     if isinstance(fmt, type) and issubclass(fmt, BaseModel):
@@ -357,6 +357,8 @@ def _response_format(fmt: Any, diags: list[Diagnostic]) -> dict[str, Any]:
         name, schema = str(fmt.get("title", "response")), fmt
     else:
         raise InvalidRequestError("response_format must be a pydantic model class or a JSON schema")
+    if not model.compat.supports_strict:
+        return {"type": "json_schema", "name": name, "schema": schema}  # as written (H2)
     strict, rewrites = _strict(schema, name)
     diags.extend(rewrites)
     return {"type": "json_schema", "name": name, "schema": strict, "strict": True}

@@ -79,11 +79,12 @@ def is_json_200(exchange: Exchange) -> bool:
 def model_for(exchange: Exchange) -> llmkit.Model:
     """The model a caller would have configured for this recording.
 
-    The provider is the server's folder (``openai-compatible/<server>``) or ``openai``; the
-    base URL comes from the recorded request when there is one.
+    The provider is the server's folder (``openai-compatible/<server>``), ``llamacpp`` for
+    this project's own llama-server captures (``llama-server/``), or ``openai``; the base URL
+    comes from the recorded request when there is one.
     """
     parts = exchange.source.split("/")
-    provider = parts[1] if parts[0] == "openai-compatible" else "openai"
+    provider = {"openai-compatible": parts[1], "llama-server": "llamacpp"}.get(parts[0], "openai")
     base_url = "https://api.openai.com/v1" if provider == "openai" else "http://127.0.0.1:8000/v1"
     request = exchange.request or {}
     if request.get("url"):
@@ -172,7 +173,7 @@ def arguments_status(arguments: str) -> str:
     try:
         return "complete" if isinstance(json.loads(arguments), dict) else "invalid"
     except ValueError:
-        return "recovered"  # none of the recordings has broken arguments today
+        return "recovered"  # a call cut off at max_tokens (llama-server/tool-call-cut-off.sse)
 
 
 # --------------------------------------------------------------------------- stream checks
@@ -217,13 +218,15 @@ def check_reasoning(exchange: Exchange) -> None:
 
 
 def check_tool_calls(exchange: Exchange) -> None:
-    """Same calls, in order, with the same names and arguments, each ``complete``."""
+    """Same calls, in order, with the same names and arguments; ``complete`` where the
+    arguments are a JSON object, ``recovered`` where they were cut off."""
     exp = expected(exchange)
     calls = replay(exchange).message.tool_calls
     assert [c.name for c in calls] == [e.name for e in exp.tool_calls]
     for call, want in zip(calls, exp.tool_calls, strict=True):
-        assert call.arguments == want.parsed_arguments, call.name
         assert call.status == arguments_status(want.arguments), call.name
+        if call.status == "complete":
+            assert call.arguments == want.parsed_arguments, call.name
         if not want.arguments_were_object:
             # raw_arguments is "the exact text received"; for object arguments (D2) the text
             # is a serialisation, so only the parsed value is compared.

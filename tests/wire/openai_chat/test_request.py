@@ -223,7 +223,8 @@ def test_options_map_to_fields() -> None:
         7,
     )
     assert kinds == []
-    body, _ = body_of(TEXT_ONLY, ctx, max_tokens=100)
+    llama = llmkit.Model(provider="llamacpp", id="m", api="openai-chat")
+    body, _ = body_of(llama, ctx, max_tokens=100)
     assert body["max_tokens"] == 100 and "max_completion_tokens" not in body
 
 
