@@ -249,6 +249,10 @@ if not _typing.TYPE_CHECKING:  # hidden from type checkers: a misspelt name stay
         if module is None:
             raise AttributeError(f"module 'llmkit' has no attribute {name!r}")
         value = getattr(_importlib.import_module(module, __name__), name)
+        if getattr(value, "__module__", "").startswith("llmkit._"):
+            # Re-homed, as httpx does: reprs, tracebacks and docs say llmkit.Context, not
+            # llmkit._messages.Context (pickling finds it here too).
+            value.__module__ = __name__
         globals()[name] = value  # later lookups skip __getattr__
         return value
 

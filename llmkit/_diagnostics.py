@@ -9,7 +9,7 @@ Each such step produces a :class:`Diagnostic` with a stable ``kind`` from the cl
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -63,7 +63,7 @@ class Diagnostic(BaseModel):
         details: Machine-readable specifics (for example ``{"mode": "partial"}``).
     """
 
-    model_config = ConfigDict(defer_build=True, frozen=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True)
 
     kind: DiagnosticKind
     message: str

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Union
+from typing import Any, ClassVar, Literal, Union
 
 from ._diagnostics import Diagnostic
 from ._messages import AssistantMessage, ToolCall, Usage
@@ -184,7 +184,7 @@ class ToolCallDelta:
             other.arguments_delta,
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # equal by value, not hashable
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -52,7 +52,7 @@ ToolCallStatus = Literal["complete", "recovered", "invalid"]
 class TextPart(BaseModel):
     """Plain text."""
 
-    model_config = ConfigDict(defer_build=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True)
 
     type: Literal["text"] = "text"
     text: str
@@ -68,7 +68,7 @@ class ImagePart(BaseModel):
             with ``data``).
     """
 
-    model_config = ConfigDict(defer_build=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True)
 
     type: Literal["image"] = "image"
     data: str | None = None
@@ -96,7 +96,7 @@ class ThinkingPart(BaseModel):
             Never interpreted; only replayed to the model that produced it.
     """
 
-    model_config = ConfigDict(defer_build=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True)
 
     type: Literal["thinking"] = "thinking"
     thinking: str = ""
@@ -123,7 +123,7 @@ class ToolCall(BaseModel):
             example a Gemini thought signature).
     """
 
-    model_config = ConfigDict(defer_build=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True)
 
     type: Literal["tool_call"] = "tool_call"
     id: str
@@ -144,7 +144,7 @@ class Usage(BaseModel):
     provider did not report is ``None``, never guessed.
     """
 
-    model_config = ConfigDict(defer_build=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True)
 
     input: int | None = None
     output: int | None = None
@@ -167,7 +167,7 @@ def _text_to_parts(value: Any) -> Any:
 class UserMessage(BaseModel):
     """A user turn: text and images. ``content`` may be given as a plain string."""
 
-    model_config = ConfigDict(defer_build=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True)
 
     role: Literal["user"] = "user"
     content: list[UserPart]
@@ -199,7 +199,7 @@ class AssistantMessage(BaseModel):
             otherwise (OpenRouter ``native_finish_reason``).
     """
 
-    model_config = ConfigDict(defer_build=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True)
 
     role: Literal["assistant"] = "assistant"
     content: list[AssistantPart] = Field(default_factory=list)
@@ -246,7 +246,7 @@ class ToolResultMessage(BaseModel):
         is_error: True when the call failed (the model sees it as an error).
     """
 
-    model_config = ConfigDict(defer_build=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True)
 
     role: Literal["tool"] = "tool"
     tool_call_id: str
@@ -278,7 +278,7 @@ class Context(BaseModel):
     messages: list[Message] = Field(default_factory=list)
     tools: list[AnyTool] = Field(default_factory=list)
 
-    model_config = ConfigDict(defer_build=True, validate_assignment=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, validate_assignment=True)
 
     @model_validator(mode="after")
     def _unique_tool_names(self) -> Context:

@@ -12,7 +12,7 @@ import difflib
 import functools
 import json
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -43,7 +43,7 @@ Platform = Literal["bedrock", "vertex"]
 class ModelCost(BaseModel):
     """Prices in USD per million tokens."""
 
-    model_config = ConfigDict(defer_build=True, frozen=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True)
 
     input: float = 0.0
     output: float = 0.0
@@ -86,7 +86,7 @@ class Model(BaseModel):
             placeholders, filled in when a request is built (docs/cloud.md).
     """
 
-    model_config = ConfigDict(defer_build=True, frozen=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True)
 
     provider: str
     id: str

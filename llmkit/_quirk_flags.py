@@ -9,7 +9,7 @@ names the servers that need it and the docs/quirks.md row it answers.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -21,7 +21,7 @@ ThinkingFormat = Literal["openai", "deepseek", "zai", "qwen", "chat_template", "
 class OpenAIChatCompat(BaseModel):
     """Quirk flags for ``api="openai-chat"`` servers (docs/quirks.md)."""
 
-    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
     """Field for the output limit. OpenAI, Cerebras and vLLM (which deprecates ``max_tokens``):
@@ -107,7 +107,7 @@ class AnthropicCompat(BaseModel):
     the model id" (Claude family and version), so a new model id works before the catalogue
     knows it; catalogue entries set the fields explicitly."""
 
-    model_config = ConfigDict(defer_build=True, frozen=True, extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
     thinking: Literal["budget", "adaptive", "always"] | None = None
     """How ``reasoning`` is sent: ``budget`` → ``thinking.budget_tokens`` (manual extended

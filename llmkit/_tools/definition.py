@@ -17,7 +17,7 @@ import re
 import typing
 import warnings
 from collections.abc import Callable, Collection
-from typing import Any, Generic
+from typing import Any, ClassVar, Generic
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, create_model, model_validator
 from pydantic.fields import FieldInfo
@@ -62,7 +62,7 @@ class Tool(BaseModel, Generic[ArgsT]):
             before sending (``InvalidRequestError``) on a model without strict support.
     """
 
-    model_config = ConfigDict(defer_build=True, frozen=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True)
 
     name: str
     description: str = ""
@@ -94,7 +94,7 @@ class Tool(BaseModel, Generic[ArgsT]):
             other.strict,
         )
 
-    __hash__ = None  # type: ignore[assignment]  # parameters is a dict: never hashable
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]  # parameters is a dict
 
     @property
     def args_model(self) -> type[BaseModel] | None:
