@@ -197,7 +197,10 @@ def classify(
         cls = AuthenticationError  # Gemini answers a bad key with 400 INVALID_ARGUMENT
     request_id = hdrs.get("x-request-id") or hdrs.get("request-id") or hdrs.get("x-amzn-requestid")
     return cls(
-        f"{message} (HTTP {status})" if status and not in_stream else message,
+        # "(HTTP 404)" once: not after a message that already says it (an empty body's)
+        f"{message} (HTTP {status})"
+        if status and not in_stream and f"HTTP {status}" not in message
+        else message,
         status=status,
         provider=provider,
         code=code,

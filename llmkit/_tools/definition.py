@@ -320,8 +320,36 @@ def tool_from_function(
             f"Tool {tool_name!r}: exclude names no parameter: {', '.join(sorted(unknown))}"
         )
     hints = _type_hints(fn, exclude)
-    summary, arg_docs = _parse_docstring(inspect.getdoc(fn))
+    summary, arg_docs = _parse_docstring(inspect.getdoc(_documented(fn)))
+    args_model = _arguments_model(
+        tool_name, _fields(tool_name, signature, hints, arg_docs, exclude)
+    )
+    t: Tool[BaseModel] = Tool(
+        name=tool_name,
+        description=summary if description is None else description,
+        parameters=_schema_of(args_model, tool_name),
+        strict=strict,
+    )
+    t._args_model = args_model
+    return t
 
+
+def _documented(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Where ``fn``'s documentation is: a ``functools.partial``'s own docstring describes
+    ``partial``, not the tool, so its wrapped function's is read."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return fn
+
+
+def _fields(
+    tool_name: str,
+    signature: inspect.Signature,
+    hints: dict[str, Any],
+    arg_docs: dict[str, str],
+    exclude: Collection[str],
+) -> dict[str, Any]:
+    """The arguments model's fields: one per parameter the model supplies."""
     fields: dict[str, Any] = {}
     for pname, param in signature.parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
@@ -347,7 +375,10 @@ def tool_from_function(
         if doc and not _has_description(annotation, default):
             annotation = typing.Annotated[annotation, Field(description=doc)]
         fields[pname] = (annotation, default)
+    return fields
 
+
+def _arguments_model(tool_name: str, fields: dict[str, Any]) -> type[BaseModel]:
     model_name = "".join(p.capitalize() for p in tool_name.split("_")) or "Arguments"
     try:
         with warnings.catch_warnings():
@@ -356,18 +387,10 @@ def tool_from_function(
             warnings.filterwarnings(
                 "ignore", message=".*shadows an attribute", category=UserWarning
             )
-            args_model: type[BaseModel] = create_model(
+            return create_model(
                 model_name, __config__=ConfigDict(protected_namespaces=()), **fields
             )
     except Exception as e:  # catch-all: pydantic refuses some names and types; re-raised
         raise ToolDefinitionError(
             f"Tool {tool_name!r}: cannot build an arguments model: {e}"
         ) from e
-    t: Tool[BaseModel] = Tool(
-        name=tool_name,
-        description=summary if description is None else description,
-        parameters=_schema_of(args_model, tool_name),
-        strict=strict,
-    )
-    t._args_model = args_model
-    return t

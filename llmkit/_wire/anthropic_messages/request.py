@@ -374,15 +374,19 @@ def _options(
             )
         )
 
-    # 0 is a valid value (it pre-warms the prompt cache), so test for None, not falsiness.
     max_tokens = opts.max_tokens if opts.max_tokens is not None else model.max_output_tokens
     if max_tokens is None:
+        # Nothing was given, and the wire requires a limit: say which one llmkit chose.
         max_tokens = DEFAULT_MAX_TOKENS
-        unsupported(
-            "max_tokens",
-            f"the wire requires it and {model.id} has no known output limit; sent "
-            f"{DEFAULT_MAX_TOKENS}",
-            default=DEFAULT_MAX_TOKENS,
+        diags.append(
+            Diagnostic(
+                kind="option_unsupported",
+                message=(
+                    f"max_tokens was not given and {model.id} has no known output limit; "
+                    f"Anthropic requires one, so {DEFAULT_MAX_TOKENS} was sent"
+                ),
+                details={"option": "max_tokens", "given": None, "sent": DEFAULT_MAX_TOKENS},
+            )
         )
     body["max_tokens"] = max_tokens
 
