@@ -178,7 +178,10 @@ def classify(
     # "invalid_request_error" type comes with a telling code ("model_not_found").
     candidates = [err.get("type"), err.get("status"), err.get("code"), _aws_type(err, hdrs)]
     known = [c for c in candidates if isinstance(c, str) and c.lower() in _TYPES]
-    etype = known[0] if known else next((c for c in candidates if c is not None), None)
+    # Else the most specific string the provider gave: a code (Groq's "tool_use_failed")
+    # says more than a generic type ("invalid_request_error").
+    specific = [err.get("code"), err.get("type"), err.get("status"), candidates[3]]
+    etype = known[0] if known else next((c for c in specific if isinstance(c, str) and c), None)
     code = str(etype) if etype is not None else None
     cls: type[APIError] = APIError
     if isinstance(etype, str) and etype.lower() in _TYPES:

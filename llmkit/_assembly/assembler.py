@@ -88,7 +88,6 @@ class Assembler:
         self.calls = calls = ToolCalls(reports, self._place, tool_names)
         self.arguments = calls.arguments
         self._response_id: str | None = None
-        self._seed: str | None = None
         self._raw_stop: str | None = None
         self._stop: StopReason | None = None
         self._finished = False
@@ -123,8 +122,12 @@ class Assembler:
             response_id = self.reports.wrong_type("response id", response_id)
         if response_id and self._response_id is None:
             self._response_id = response_id
-        if self._seed is None and (response_id or seed):
-            self._seed = self.calls.seed = response_id or seed or ""
+            if not self.calls.synthesized:
+                # The response id seeds synthesised ids whenever it is known in time: a first
+                # event's bytes (the fallback) can repeat across responses (Azure's preamble).
+                self.calls.seed = response_id
+        if not self.calls.seed and seed:
+            self.calls.seed = seed
 
     def text(self, delta: str, key: object = 0) -> None:
         """Text for the text part ``key`` (opened on first use)."""

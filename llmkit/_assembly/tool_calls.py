@@ -39,6 +39,7 @@ class ToolCalls:
         "all",
         "closed",
         "seed",
+        "synthesized",
         "tool_names",
     )
 
@@ -53,6 +54,7 @@ class ToolCalls:
         self._place = place
         self.tool_names = tool_names  # the request's tools: a call to another name is reported
         self.seed = ""  # what synthesised ids derive from (set by the assembler's meta delta)
+        self.synthesized = False  # an id was derived from ``seed``: it may not change now
         self._open: dict[int, CallSlot] = {}  # the open slot per wire index
         self.all: list[CallSlot] = []  # every slot, in arrival order
         self._ids: set[str] = set()
@@ -155,8 +157,10 @@ class ToolCalls:
         starts a new call (return None, after finalising ``slot``)."""
         new_call = False
         if id and slot.pid and id != slot.pid and id not in slot.aliases:
-            if name or self._args_complete(slot):
-                new_call = True  # Ollama/Bedrock: every call at index 0, new ids (C2, C3)
+            if (name and name != slot.name) or self._args_complete(slot):
+                # Ollama/Bedrock: every call at index 0, each with a new id (C2, C3). The same
+                # name again before any arguments is not a second call: the id changed (B3).
+                new_call = True
             else:
                 # Poolside/vLLM harmony: one call whose id changes between chunks (B3)
                 slot.aliases.add(id)
@@ -214,6 +218,7 @@ class ToolCalls:
         pid = slot.pid
         if not pid:
             slot.id = synthesize_call_id(self.seed, slot.ordinal)
+            self.synthesized = True
             self._ids.add(slot.id)
             self._emit(ToolCallStart(slot.index, slot.id, slot.name))
             self._report(

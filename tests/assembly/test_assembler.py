@@ -403,3 +403,47 @@ def test_refusal_text_and_stop_reason() -> None:
 def test_malformed_events_are_skipped_and_reported() -> None:
     msg = final(sse(chunk({"content": "a"}), "not json", chunk({"content": "b"}, finish="stop")))
     assert msg.text == "ab" and kinds(msg).count("event_malformed") == 1
+
+
+def test_the_same_name_with_a_new_id_before_any_arguments_is_one_call_B1_B3() -> None:
+    # A server that repeats id and name (B1) and changes the id after the first chunk (B3):
+    # the first chunk's call has no arguments yet, so the second is not a new call. Splitting
+    # here made a phantom f({}) marked complete, which looks executable.
+    body = sse(
+        tools(call(0, "a1", "f", "")),
+        tools(call(0, "b2", "f", '{"x": 1}')),
+        chunk(finish="tool_calls"),
+    )
+    msg = final(body)
+    [only] = msg.tool_calls
+    assert (only.id, only.name, only.arguments) == ("a1", "f", {"x": 1})
+    assert "tool_call_id_changed" in kinds(msg)
+
+
+def test_a_new_id_after_complete_arguments_is_still_a_new_call_C2() -> None:
+    body = sse(
+        tools(call(0, "a1", "f", '{"x": 1}')),
+        tools(call(0, "b2", "f", '{"x": 2}')),
+        chunk(finish="tool_calls"),
+    )
+    msg = final(body)
+    assert [(c.id, c.arguments) for c in msg.tool_calls] == [("a1", {"x": 1}), ("b2", {"x": 2})]
+
+
+def test_synthesised_ids_use_the_response_id_when_it_comes_after_the_first_event_B2_B6() -> None:
+    # Azure's preamble chunk has id "" and is byte-identical in every response: seeding ids on
+    # it made two responses' calls share ids. The response id, known in time, seeds them.
+    preamble = {"id": "", "object": "", "choices": [], "prompt_filter_results": []}
+
+    def response(rid: str) -> llmkit.AssistantMessage:
+        return final(
+            sse(
+                preamble,
+                chunk({"tool_calls": [call(0, None, "f", "{}")]}, id=rid),
+                chunk(finish="tool_calls", id=rid),
+            )
+        )
+
+    first, second = response("r1"), response("r2")
+    assert first.tool_calls[0].id != second.tool_calls[0].id
+    assert first.tool_calls[0].id == response("r1").tool_calls[0].id  # still deterministic

@@ -18,7 +18,7 @@ payload is the event object (with Bedrock's random-length ``"p"`` padding field,
   in order, as an opaque ThinkingPart whose ``replay["bedrock"]`` is the block as a Converse
   content block (its streamed input reassembled), so history goes back verbatim.
 - ``messageStop.stopReason`` is mapped by :data:`STOP_REASONS`; ``malformed_model_output`` and
-  ``malformed_tool_use`` end the turn with ``Error`` and a diagnostic (:data:`FAILED`).
+  ``malformed_tool_use`` end the turn with ``Error`` and a diagnostic (``_wire/turn_failures``).
   ``additionalModelResponseFields``, and ``metadata``'s ``metrics`` and guardrail ``trace``,
   are kept verbatim on ``message.provider_data``.
 - ``metadata.usage``: ``inputTokens`` counts only the uncached input, so llmkit's ``input`` is
@@ -39,7 +39,6 @@ import json
 from typing import Any, TypeGuard
 
 from ..._classify import error_from_body
-from ..._diagnostics import DiagnosticKind
 from ..._errors import APIError
 from ..._eventstream import EventStreamMessage
 from ..._json.scanner import loads
@@ -47,8 +46,9 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
+from ..turn_failures import fail_turn
 
-__all__ = ["FAILED", "STOP_REASONS", "Decoder", "decode_response"]
+__all__ = ["STOP_REASONS", "Decoder", "decode_response"]
 
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
@@ -61,12 +61,6 @@ STOP_REASONS: dict[str, StopReason] = {
 }
 """Bedrock ``stopReason`` → llmkit stop reason; the raw value is always kept, an unknown one is
 reported (``stop_reason_unknown``)."""
-
-FAILED: dict[str, tuple[DiagnosticKind, str]] = {
-    "malformed_model_output": ("event_malformed", "the model produced malformed output"),
-    "malformed_tool_use": ("tool_arguments_invalid", "the model wrote a malformed tool call"),
-}
-"""Stop reasons that mean the turn failed: the stream ends with ``Error``."""
 
 # modelStreamErrorException carries the model's own HTTP status: the more specific error.
 _ORIGINAL_STATUS = {429: "ThrottlingException", 503: "ServiceUnavailableException"}
@@ -285,17 +279,8 @@ class Decoder:
         reason = values.text(sink, payload.get("stopReason"), "stopReason")
         if reason is None:
             return
-        failed = FAILED.get(reason)
-        if failed is None:
+        if not fail_turn(sink, reason, None, self._model.provider, body=payload):
             sink.finish(reason, STOP_REASONS.get(reason))
-            return
-        kind, what = failed
-        sink.finish(reason, "error")
-        sink.diagnostic(kind, f"Bedrock ended the turn with {reason}: {what}", stop_reason=reason)
-        error = APIError(
-            f"{what} ({reason})", provider=self._model.provider, code=reason, body=payload
-        )
-        sink.fail(error)
 
     def _metadata(self, payload: dict[str, Any]) -> None:
         sink = self._sink

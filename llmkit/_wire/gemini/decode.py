@@ -30,15 +30,14 @@ import re
 from typing import Any
 
 from ..._classify import error_from_body
-from ..._diagnostics import DiagnosticKind
-from ..._errors import APIError
 from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
+from ..turn_failures import fail_turn
 from .request import SIGNATURE_CARRIER
 
-__all__ = ["FAILED", "FINISH", "Decoder", "decode_response"]
+__all__ = ["FINISH", "Decoder", "decode_response"]
 
 FINISH: dict[str, StopReason] = {
     "STOP": "stop",
@@ -61,14 +60,6 @@ FINISH: dict[str, StopReason] = {
 """Gemini finish reasons by string (QUIRKS E4; the enum grows at run time). Anything else —
 ``OTHER``, ``FINISH_REASON_UNSPECIFIED``, a value added later — is unknown: reported, never
 raised."""
-
-FAILED: dict[str, tuple[DiagnosticKind, str]] = {
-    "MALFORMED_FUNCTION_CALL": ("tool_arguments_invalid", "the model wrote a malformed call"),
-    "UNEXPECTED_TOOL_CALL": ("tool_call_unknown_name", "the model called an undeclared tool"),
-    "MALFORMED_RESPONSE": ("event_malformed", "Gemini produced a malformed response"),
-    "MISSING_THOUGHT_SIGNATURE": ("thinking_dropped", "the request lacked a thought signature"),
-}
-"""Finish reasons that mean the turn failed: the stream ends with ``Error`` (QUIRKS E4, D6)."""
 
 _ESCAPE = re.compile(r"\\(.)")
 _PATH = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]")
@@ -358,20 +349,7 @@ class Decoder:
         # finalises it as recovered).
         self._text = self._thought = None
         self._streamed = None
-        failed = FAILED.get(reason)
-        if failed is not None:
-            kind, what = failed
-            detail = candidate.get("finishMessage")
-            sink.finish(reason, "error")
-            sink.diagnostic(
-                kind,
-                f"Gemini ended the turn with {reason}: {what}",
-                finish_reason=reason,
-                finish_message=detail,
-            )
-            message = f"{what} ({reason})" + (f": {detail}" if detail else "")
-            body = {"finishReason": reason, "finishMessage": detail}
-            sink.fail(APIError(message, provider=self._model.provider, code=reason, body=body))
+        if fail_turn(sink, reason, candidate.get("finishMessage"), self._model.provider):
             return
         sink.finish(reason, "content_filter" if blocked else FINISH.get(reason))
         self._finished = True

@@ -17,6 +17,7 @@ from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
+from ..turn_failures import fail_turn
 from ..values import count, obj, seq, text, wrong_type
 
 __all__ = ["Decoder", "decode_response"]
@@ -205,6 +206,8 @@ class Decoder:
                 body = {"error": choice.get("error") or {"message": "finish_reason: error"}}
                 sink.fail(error_from_body(body, provider=self._model.provider))
                 return
+            if fail_turn(sink, reason, None, self._model.provider):
+                return  # Gemini's compat endpoint passes MALFORMED_FUNCTION_CALL through (E4)
             mapped = FINISH.get(reason)
             if mapped == "stop" and self._refusal:
                 mapped = "refusal"

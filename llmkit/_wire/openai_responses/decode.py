@@ -164,10 +164,11 @@ class Decoder:
         mapped: StopReason | None
         if status != "completed":
             mapped = None  # e.g. a background response still "in_progress": reported as unknown
-        elif self._calls:
-            mapped = "tool_use"
+        elif self._refusal:
+            # A refusal turn's calls are not executable (QUIRKS E3): the assembler marks them.
+            mapped = "refusal"
         else:
-            mapped = "refusal" if self._refusal else "stop"
+            mapped = "tool_use" if self._calls else "stop"
         self._sink.finish(str(status), mapped)
         self._sink.complete()
 

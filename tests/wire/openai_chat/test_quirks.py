@@ -387,10 +387,9 @@ def test_D6_broken_arguments_never_raise_and_carry_the_raw_text_and_position() -
             }
         ),
     )
-    assert (
-        err.code == "invalid_request_error"
-        and err.body["error"]["failed_generation"] == "<fn>bad</fn>"
-    )
+    # the code says what failed (the type only that the request was invalid)
+    assert err.code == "tool_use_failed"
+    assert err.body["error"]["failed_generation"] == "<fn>bad</fn>"
 
 
 def test_D7_partial_arguments_read_on_every_delta_stay_linear() -> None:
@@ -465,9 +464,18 @@ def test_E3_refusal_is_its_own_stop_reason_and_its_calls_are_not_executable() ->
 
 
 def test_E4_unknown_finish_values_map_by_string_and_are_kept_raw() -> None:
-    msg = final(sse(chunk({"content": "x"}), chunk(finish="MALFORMED_FUNCTION_CALL")))
-    assert (msg.stop_reason, msg.raw_stop_reason) == ("stop", "MALFORMED_FUNCTION_CALL")
+    msg = final(sse(chunk({"content": "x"}), chunk(finish="MODEL_ARMOR_SOMETHING_NEW")))
+    assert (msg.stop_reason, msg.raw_stop_reason) == ("stop", "MODEL_ARMOR_SOMETHING_NEW")
     assert "stop_reason_unknown" in kinds(msg)
+
+
+def test_E4_a_malformed_function_call_from_geminis_compat_endpoint_is_a_failure() -> None:
+    # Gemini's OpenAI-compatible endpoint passes its finish reason through unchanged: a failed
+    # call must not end as an empty success.
+    msg = final(sse(chunk({"content": ""}), chunk(finish="MALFORMED_FUNCTION_CALL")))
+    assert (msg.stop_reason, msg.raw_stop_reason) == ("error", "MALFORMED_FUNCTION_CALL")
+    assert "tool_arguments_invalid" in kinds(msg)
+    assert msg.error is not None and "MALFORMED_FUNCTION_CALL" in msg.error
 
 
 def test_E5_openrouter_native_finish_reason_is_kept() -> None:

@@ -183,6 +183,25 @@ def test_refusal_text_is_kept_and_the_turn_is_a_refusal() -> None:
     )
 
 
+def test_calls_in_a_refusal_turn_are_not_executable_E3() -> None:
+    where = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+    body = sse(
+        created(),
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {"id": "msg_1", "type": "message", "role": "assistant", "content": []}},
+        {"type": "response.refusal.delta", **where, "delta": "I won't run that."},
+        call_added(1),
+        args_delta(1, '{"path": "/"}'),
+        args_done(1, '{"path": "/"}'),
+        completed(),
+    )  # fmt: skip
+    msg = final(body)
+    assert msg.stop_reason == "refusal"
+    [call] = msg.tool_calls
+    assert call.status == "recovered"  # decode_tool_call refuses it by default
+    assert "tool_call_not_executable" in [d.kind for d in msg.diagnostics_for(call.id)]
+
+
 def test_unknown_events_are_reported_once_per_type_and_never_crash() -> None:
     body = sse(
         created(),
