@@ -9,7 +9,6 @@ too: ``retry-after-ms``, then ``retry-after`` (seconds or an HTTP date), then Ge
 from __future__ import annotations
 
 import email.utils
-import json
 import re
 import time
 from collections.abc import Mapping
@@ -25,6 +24,7 @@ from ._errors import (
     RateLimitError,
     ServerError,
 )
+from ._json.scanner import loads
 
 __all__ = ["classify", "error_from_body", "parse_retry_after"]
 
@@ -142,8 +142,8 @@ def _aws_type(err: dict[str, Any], headers: Mapping[str, str]) -> str | None:
 def _decode_body(raw: bytes | str | Any) -> Any:
     if isinstance(raw, (bytes, str)):
         try:
-            return json.loads(raw)
-        except ValueError:
+            return loads(raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw)
+        except ValueError:  # not JSON (nor too deeply nested JSON)
             text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
             return {"message": text[:500]} if text.strip() else None
     return raw

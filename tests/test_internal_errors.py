@@ -120,3 +120,35 @@ def test_no_catch_all_around_llmkits_own_code() -> None:
                 unmarked.append(where)
     assert in_decoding == []
     assert unmarked == []
+
+
+DEEP = "[" * 100_000  # json.loads raises RecursionError on this, not ValueError
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_deeply_nested_provider_value_is_noise_not_a_crash(wire: str) -> None:
+    """A provider's bytes never raise out of a decoder, however deep their JSON nests."""
+    with FakeProvider([FakeReply("ok")], api=wire) as fake:
+        body = _body(fake)
+    assert b'"ok"' in body or wire == "bedrock-converse"  # (Bedrock's frames are binary)
+    deep = body.replace(b'"ok"', DEEP.encode(), 1)  # JSON that nests 100,000 deep
+    events = list(llmkit.parse_stream(fake.model(), [deep]))
+    assert isinstance(events[-1], (llmkit.Done, llmkit.Error))
+
+
+def test_a_deeply_nested_error_body_is_classified() -> None:
+    from llmkit._classify import classify
+
+    error = classify(500, DEEP)
+    assert isinstance(error, llmkit.ServerError)
+
+
+def test_decode_tool_call_refuses_a_deeply_nested_string_cleanly() -> None:
+    from pydantic import BaseModel
+
+    class Deep(BaseModel):
+        items: list[int]
+
+    call = llmkit.ToolCall(id="c", name="deep", arguments={"items": DEEP}, raw_arguments="")
+    with pytest.raises(llmkit.ToolArgumentsError):
+        llmkit.decode_tool_call(Deep, call)

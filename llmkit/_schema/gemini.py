@@ -104,6 +104,30 @@ def _is_null(branch: Any) -> bool:
     return isinstance(branch, dict) and branch.get("type") == "null" and len(branch) == 1
 
 
+class _Node:
+    """One schema node being rewritten: its keywords so far, where it is, what was lost (said
+    in its description) and whether it may be null."""
+
+    __slots__ = ("notes", "nullable", "ptr", "s")
+
+    def __init__(self, s: dict[str, Any], ptr: str, *, nullable: bool) -> None:
+        self.s = s
+        self.ptr = ptr
+        self.nullable = nullable
+        self.notes: list[str] = []
+
+    def done(self) -> dict[str, Any]:
+        """The rewritten node: nullable as it may be, its lost constraints in its description."""
+        s = self.s
+        if self.nullable:
+            s["nullable"] = True
+        if self.notes:
+            desc = s.get("description")
+            text = ", ".join(self.notes)
+            s["description"] = f"{desc} ({text})" if desc else text
+        return s
+
+
 class _Walker:
     """One pass over a schema, collecting the rewrites it made."""
 
@@ -132,6 +156,7 @@ class _Walker:
         )
 
     def node(self, schema: Any, ptr: str) -> dict[str, Any]:
+        """``schema`` (at ``ptr``) in the OpenAPI subset, each lossy step reported."""
         if schema is True or schema is None:
             return {}
         if schema is False:
@@ -145,28 +170,45 @@ class _Walker:
             return self._inline(ref, s, ptr)
         for key in _SILENT:
             s.pop(key, None)
-        notes: list[str] = []
-        nullable = bool(s.pop("nullable", False))
-
-        any_of = s.get("anyOf")
-        if isinstance(any_of, list):
-            # Optional[X] is anyOf [X, {"type": "null"}]: X, nullable (no loss).
-            rest = [b for b in any_of if not _is_null(b)]
-            nullable = nullable or len(rest) < len(any_of)
-            s["anyOf"] = rest
-            if len(rest) == 1 and isinstance(rest[0], dict):
-                del s["anyOf"]
-                out = self.node({**rest[0], **s}, ptr)  # the node's own keywords win
-                if nullable:
-                    out["nullable"] = True
-                return out
-            if not rest:
-                del s["anyOf"]
-
+        n = _Node(s, ptr, nullable=bool(s.pop("nullable", False)))
+        optional = self._optional(n)
+        if optional is not None:
+            return optional
         all_of = s.pop("allOf", None)
         if isinstance(all_of, list) and all_of:
-            s = self._merge_all_of(s, all_of, ptr)
+            n.s = s = self._merge_all_of(s, all_of, ptr)
+        self._const_and_enum(n)
+        self._type_list(n)
+        self._alternatives(n)
+        self._converted_keywords(n)
+        gtype = self._type_and_format(n)
+        self._unsupported(n)
+        self._properties(n)
+        if gtype == "ARRAY" or "items" in n.s:
+            self._items(n)
+        return n.done()
 
+    def _optional(self, n: _Node) -> dict[str, Any] | None:
+        """``Optional[X]`` is ``anyOf [X, {"type": "null"}]``: X, nullable (no loss)."""
+        s = n.s
+        any_of = s.get("anyOf")
+        if not isinstance(any_of, list):
+            return None
+        rest = [b for b in any_of if not _is_null(b)]
+        n.nullable = n.nullable or len(rest) < len(any_of)
+        s["anyOf"] = rest
+        if len(rest) == 1 and isinstance(rest[0], dict):
+            del s["anyOf"]
+            out = self.node({**rest[0], **s}, n.ptr)  # the node's own keywords win
+            if n.nullable:
+                out["nullable"] = True
+            return out
+        if not rest:
+            del s["anyOf"]
+        return None
+
+    def _const_and_enum(self, n: _Node) -> None:
+        s, ptr = n.s, n.ptr
         if "const" in s:
             const = s.pop("const")
             if isinstance(const, str):
@@ -174,37 +216,41 @@ class _Walker:
                 s.setdefault("type", "string")
                 self.report(ptr, "const_to_enum", "const replaced by a one-value enum", "const")
             elif const is None:
-                nullable = True
+                n.nullable = True
             else:
-                notes.append(f"must be {_short(const)}")
+                n.notes.append(f"must be {_short(const)}")
                 self.report(ptr, "keyword_removed", "non-string const removed", "const")
-
         enum = s.get("enum")
         if isinstance(enum, list):
             if None in enum:
-                nullable = True
+                n.nullable = True
                 enum = [v for v in enum if v is not None]
                 s["enum"] = enum
             if not all(isinstance(v, str) for v in enum):
                 del s["enum"]
-                notes.append(f"one of {_short(enum)}")
+                n.notes.append(f"one of {_short(enum)}")
                 self.report(ptr, "enum_removed", "non-string enum removed", "enum")
             elif "type" not in s:
                 s["type"] = "string"  # Gemini's enum is a STRING format: it needs the type
 
+    def _type_list(self, n: _Node) -> None:
+        s = n.s
         types = s.get("type")
-        if isinstance(types, list):
-            rest = [t for t in types if t != "null"]
-            nullable = nullable or len(rest) < len(types)
-            if len(rest) == 1:
-                s["type"] = rest[0]
-            elif not rest:
-                s["type"] = "null"
-            else:
-                del s["type"]
-                s["anyOf"] = [{"type": t} for t in rest] + list(s.get("anyOf", []))
-                self.report(ptr, "type_union_to_anyof", "type list replaced by anyOf", "type")
+        if not isinstance(types, list):
+            return
+        rest = [t for t in types if t != "null"]
+        n.nullable = n.nullable or len(rest) < len(types)
+        if len(rest) == 1:
+            s["type"] = rest[0]
+        elif not rest:
+            s["type"] = "null"
+        else:
+            del s["type"]
+            s["anyOf"] = [{"type": t} for t in rest] + list(s.get("anyOf", []))
+            self.report(n.ptr, "type_union_to_anyof", "type list replaced by anyOf", "type")
 
+    def _alternatives(self, n: _Node) -> None:
+        s, ptr = n.s, n.ptr
         one_of = s.pop("oneOf", None)
         if isinstance(one_of, list):
             s["anyOf"] = list(s.get("anyOf", [])) + one_of
@@ -213,11 +259,13 @@ class _Walker:
         if isinstance(any_of, list):
             s["anyOf"] = [self.node(b, _pointer(ptr, "anyOf", i)) for i, b in enumerate(any_of)]
 
+    def _converted_keywords(self, n: _Node) -> None:
+        s, ptr = n.s, n.ptr
         for key, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
             value = s.pop(key, None)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 s.setdefault(bound, value)
-                notes.append(f"{key}: {_short(value)}")
+                n.notes.append(f"{key}: {_short(value)}")
                 self.report(ptr, "keyword_converted", f"{key} replaced by {bound}", key)
         examples = s.pop("examples", None)
         if isinstance(examples, list) and examples:
@@ -225,12 +273,15 @@ class _Walker:
             if len(examples) > 1:
                 self.report(ptr, "keyword_converted", "examples replaced by its first", "examples")
 
+    def _type_and_format(self, n: _Node) -> str | None:
+        """The Gemini type (``STRING``, ...) and a format it supports for it."""
+        s, ptr = n.s, n.ptr
         raw_type = s.get("type")
         gtype = _TYPES.get(raw_type) if isinstance(raw_type, str) else None
         if isinstance(raw_type, str):
             if gtype is None:
                 del s["type"]
-                notes.append(f"type: {raw_type}")
+                n.notes.append(f"type: {raw_type}")
                 self.report(ptr, "keyword_removed", f"unknown type {raw_type!r} removed", "type")
             else:
                 s["type"] = gtype
@@ -239,15 +290,20 @@ class _Walker:
             not isinstance(fmt, str) or fmt not in _FORMATS.get(gtype or "", ())
         ):
             del s["format"]
-            notes.append(f"format: {fmt}")
+            n.notes.append(f"format: {fmt}")
             self.report(ptr, "keyword_removed", f"unsupported format {fmt!r} removed", "format")
+        return gtype
 
+    def _unsupported(self, n: _Node) -> None:
+        s = n.s
         for key in [k for k in s if k not in _SUPPORTED]:
             value = s.pop(key)
             if key != "additionalProperties" or value not in (False, {}):
-                notes.append(f"{key}: {_short(value)}")
-            self.report(ptr, "keyword_removed", f"unsupported keyword {key} removed", key)
+                n.notes.append(f"{key}: {_short(value)}")
+            self.report(n.ptr, "keyword_removed", f"unsupported keyword {key} removed", key)
 
+    def _properties(self, n: _Node) -> None:
+        s, ptr = n.s, n.ptr
         props = s.get("properties")
         if isinstance(props, dict):
             s["properties"] = {
@@ -261,25 +317,20 @@ class _Walker:
                 s["required"] = kept
         elif "properties" in s:
             del s["properties"]
-        if gtype == "ARRAY" or "items" in s:
-            items = s.get("items")
-            if isinstance(items, dict) and items:
-                s["items"] = self.node(items, _pointer(ptr, "items"))
-            elif isinstance(items, list) and items:  # draft-4 tuple form
-                s["items"] = self.node({"anyOf": items}, _pointer(ptr, "items"))
-                self.report(ptr, "keyword_converted", "tuple items replaced by anyOf", "items")
-            else:
-                # Gemini fails the request for an array without items (QUIRKS H3).
-                s["items"] = {"type": "STRING"}
-                notes.append("items: any value")
-                self.report(ptr, "items_added", "array without items given string items")
-        if nullable:
-            s["nullable"] = True
-        if notes:
-            desc = s.get("description")
-            text = ", ".join(notes)
-            s["description"] = f"{desc} ({text})" if desc else text
-        return s
+
+    def _items(self, n: _Node) -> None:
+        s, ptr = n.s, n.ptr
+        items = s.get("items")
+        if isinstance(items, dict) and items:
+            s["items"] = self.node(items, _pointer(ptr, "items"))
+        elif isinstance(items, list) and items:  # draft-4 tuple form
+            s["items"] = self.node({"anyOf": items}, _pointer(ptr, "items"))
+            self.report(ptr, "keyword_converted", "tuple items replaced by anyOf", "items")
+        else:
+            # Gemini fails the request for an array without items (QUIRKS H3).
+            s["items"] = {"type": "STRING"}
+            n.notes.append("items: any value")
+            self.report(ptr, "items_added", "array without items given string items")
 
     def _inline(self, ref: str, siblings: dict[str, Any], ptr: str) -> dict[str, Any]:
         if ref in self._inlining:

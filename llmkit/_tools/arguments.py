@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +26,8 @@ from .._diagnostics import Diagnostic
 from .._errors import ToolArgumentsError, ToolDefinitionError
 from .._schema.strict import is_optional_property
 from .definition import ArgsT, Tool, _snake_case
-from .extra_keys import undeclared_in_model, undeclared_in_schema
+from .extra_keys import Path, undeclared_in_model, undeclared_in_schema
+from .repairs import CHANGES, apply, fix, lax_changes
 
 if TYPE_CHECKING:
     from .._messages import ToolCall
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["decode_tool_call"]
 
 M = TypeVar("M", bound=BaseModel)
-Path = tuple[str | int, ...]
 
 _MAX_PASSES = 16  # each pass may fix many values; nesting deeper than this is not a slip
 _MAX_LISTED = 8  # problems named in model_message; the rest are counted
@@ -49,10 +48,6 @@ _SAFE_MESSAGES = {
     "is_subclass_of": "Input has the wrong type",
     "dataclass_exact_type": "Input should be an object",
 }
-_TRUE = {"true", "t", "yes", "y", "on", "1"}  # the strings pydantic's lax bool accepts
-_FALSE = {"false", "f", "no", "n", "off", "0"}
-_INT = re.compile(r"^[+-]?\d+$")
-_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 
@@ -136,6 +131,10 @@ def _pydantic_validator(model: type[BaseModel]) -> Callable[[Any], tuple[Any, li
 _ARTICLE = {"object": "an object", "array": "an array", "integer": "an integer", "null": "null"}
 
 
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
 def _jsonschema_validator(schema: dict[str, Any]) -> Callable[[Any], tuple[Any, list[_Problem]]]:
     # Imported here: `import llmkit` must not import jsonschema.
     import jsonschema
@@ -188,92 +187,6 @@ def _jsonschema_validator(schema: dict[str, Any]) -> Callable[[Any], tuple[Any, 
         return (None if problems else args), problems
 
     return validate
-
-
-def _as_list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [value]
-
-
-def _fix(
-    problem: _Problem, *, scalars: bool, optional: Callable[[Path], bool]
-) -> tuple[str, Any] | None:
-    """The repair for one problem: (change code, new value or _DROP), or None."""
-    value, expects = problem.input, problem.expects
-    if isinstance(value, str) and expects & {"object", "array"}:
-        try:
-            decoded = json.loads(value)
-        except ValueError:
-            decoded = None
-        if (isinstance(decoded, dict) and "object" in expects) or (
-            isinstance(decoded, list) and "array" in expects
-        ):
-            return "json_string_decoded", decoded
-    if isinstance(value, str) and scalars:  # pydantic's lax mode already does these
-        text = value.strip()
-        if "integer" in expects and _INT.match(text):
-            return "string_to_number", int(text)
-        if "number" in expects and _NUMBER.match(text) and math.isfinite(float(text)):
-            return "string_to_number", int(text) if _INT.match(text) else float(text)
-        if "boolean" in expects and text.lower() in _TRUE | _FALSE:
-            return "string_to_boolean", text.lower() in _TRUE
-    if scalars and "boolean" in expects and type(value) is int and value in (0, 1):
-        return "number_to_boolean", bool(value)
-    if value is None and problem.path and optional(problem.path):
-        return "null_dropped", _DROP
-    return None
-
-
-_DROP: Any = object()
-_CHANGES = {
-    "json_string_decoded": "a JSON-encoded string was decoded",
-    "string_to_number": "a string was read as a number",
-    "string_to_boolean": "a string was read as a boolean",
-    "number_to_boolean": "a number was read as a boolean",
-    "null_dropped": "null for an optional property was treated as omitted",
-}
-
-
-def _apply(args: dict[str, Any], path: Path, old: Any, new: Any) -> bool:
-    if not path:
-        return False
-    parent: Any = args
-    try:
-        for key in path[:-1]:
-            parent = parent[key]
-        current = parent[path[-1]]
-    except (KeyError, IndexError, TypeError):  # already changed by a fix earlier in this pass
-        return False
-    # Several errors may point at one value (a union's members): change it only once.
-    if type(current) is not type(old) or current != old:
-        return False
-    key = path[-1]
-    if new is _DROP:
-        del parent[key]
-    else:
-        parent[key] = new
-    return True
-
-
-def _lax_changes(given: Any, validated: Any, path: Path, out: list[tuple[Path, str]]) -> None:
-    """Find the scalar coercions pydantic's lax mode made, by comparing input and output."""
-    if isinstance(given, dict) and isinstance(validated, dict):
-        for key, value in given.items():
-            if key in validated:
-                _lax_changes(value, validated[key], (*path, key), out)
-    elif isinstance(given, list) and isinstance(validated, (list, tuple)):
-        if len(given) == len(validated):
-            for i, (a, b) in enumerate(zip(given, validated, strict=True)):
-                _lax_changes(a, b, (*path, i), out)
-    elif isinstance(given, str) and isinstance(validated, bool):
-        out.append((path, "string_to_boolean"))
-    elif isinstance(given, str) and isinstance(validated, (int, float)):
-        out.append((path, "string_to_number"))
-    elif (
-        isinstance(given, (int, float))
-        and not isinstance(given, bool)
-        and isinstance(validated, bool)
-    ):
-        out.append((path, "number_to_boolean"))
 
 
 def _refuse(name: str, call: ToolCall, problems: list[_Problem]) -> ToolArgumentsError:
@@ -366,7 +279,7 @@ def decode_tool_call(
     if isinstance(value, BaseModel):
         # Serialising a custom type may fail: this report is best effort, the value is valid.
         with contextlib.suppress(Exception):
-            _lax_changes(args, value.model_dump(by_alias=True, warnings=False), (), changes)
+            lax_changes(args, value.model_dump(by_alias=True, warnings=False), (), changes)
         extra = undeclared_in_model(value, args)
     else:
         assert schema is not None
@@ -454,9 +367,9 @@ def _validate(
             return value, changes
         fixed = False
         for p in problems:
-            fix = _fix(p, scalars=model is None, optional=optional)
-            if fix is not None and _apply(args, p.path, p.input, fix[1]):
-                changes.append((p.path, fix[0]))
+            repair = fix(p, scalars=model is None, optional=optional)
+            if repair is not None and apply(args, p.path, p.input, repair[1]):
+                changes.append((p.path, repair[0]))
                 fixed = True
         if not fixed:
             break
@@ -471,7 +384,7 @@ def _report(
     out = [
         Diagnostic(
             kind="arguments_coerced",
-            message=f"{name}: {format_path(path) or 'arguments'}: {_CHANGES[change]}",
+            message=f"{name}: {format_path(path) or 'arguments'}: {CHANGES[change]}",
             tool_call_id=call.id,
             details={"tool": name, "path": format_path(path), "change": change},
         )

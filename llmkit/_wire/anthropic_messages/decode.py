@@ -315,7 +315,7 @@ class Decoder:
         if not text.strip():
             return {"block": block}
         try:
-            block["input"] = json.loads(text)
+            block["input"] = loads(text)
         except ValueError:
             # Cut short (max_tokens) or broken: not replayable as it stands. Kept as text.
             self._sink.malformed(

@@ -249,7 +249,7 @@ class Decoder:
             text = "".join(str(f) for f in block.fragments)
             tool = dict(start["toolUse"])
             try:
-                tool["input"] = json.loads(text) if text.strip() else {}
+                tool["input"] = loads(text) if text.strip() else {}
             except ValueError:
                 self._sink.malformed(
                     "The input of a server tool call is not valid JSON; kept as {}",
@@ -369,7 +369,7 @@ def _error(model: Model, frame: Frame, kind: str) -> APIError:
     """The typed error for an exception (or error) message."""
     headers = frame.headers if isinstance(frame, EventStreamMessage) else {}
     try:
-        payload = json.loads(frame.data) if frame.data.strip() else {}
+        payload = loads(frame.data) if frame.data.strip() else {}
     except ValueError:
         payload = {"message": frame.data[:500]}
     if not isinstance(payload, dict):
