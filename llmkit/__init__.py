@@ -27,6 +27,7 @@ if _typing.TYPE_CHECKING:
         stream,
     )
     from ._diagnostics import Diagnostic, DiagnosticKind
+    from ._documents import CachePoint, DocumentPart
     from ._errors import (
         APIConnectionError,
         APIError,
@@ -37,6 +38,7 @@ if _typing.TYPE_CHECKING:
         LLMError,
         MissingAPIKeyError,
         NotFoundError,
+        OutputValidationError,
         OverloadedError,
         PermissionDeniedError,
         RateLimitError,
@@ -83,6 +85,7 @@ if _typing.TYPE_CHECKING:
     from ._quirk_flags import AnthropicCompat
     from ._tools.arguments import decode_tool_call
     from ._tools.definition import Injected, Tool, tool, tool_from_function
+    from ._tools.provider import ProviderTool
     from ._transport import Timeouts
 
 # Public name -> the private module that defines it. Imported on first use (PEP 562), as
@@ -96,11 +99,13 @@ _EXPORTS: dict[str, str] = {
     "AssistantMessage": "._messages",
     "AsyncEventStream": "._api",
     "AuthenticationError": "._errors",
+    "CachePoint": "._documents",
     "Context": "._messages",
     "ContextLengthError": "._errors",
     "Diagnostic": "._diagnostics",
     "DiagnosticEvent": "._events",
     "DiagnosticKind": "._diagnostics",
+    "DocumentPart": "._documents",
     "Done": "._events",
     "Error": "._events",
     "Event": "._events",
@@ -115,8 +120,10 @@ _EXPORTS: dict[str, str] = {
     "ModelCost": "._models",
     "NotFoundError": "._errors",
     "OpenAIChatCompat": "._models",
+    "OutputValidationError": "._errors",
     "OverloadedError": "._errors",
     "PermissionDeniedError": "._errors",
+    "ProviderTool": "._tools.provider",
     "RateLimitError": "._errors",
     "ServerError": "._errors",
     "Start": "._events",
@@ -171,11 +178,13 @@ __all__ = [
     "AssistantMessage",
     "AsyncEventStream",
     "AuthenticationError",
+    "CachePoint",
     "Context",
     "ContextLengthError",
     "Diagnostic",
     "DiagnosticEvent",
     "DiagnosticKind",
+    "DocumentPart",
     "Done",
     "Error",
     "Event",
@@ -190,8 +199,10 @@ __all__ = [
     "ModelCost",
     "NotFoundError",
     "OpenAIChatCompat",
+    "OutputValidationError",
     "OverloadedError",
     "PermissionDeniedError",
+    "ProviderTool",
     "RateLimitError",
     "ServerError",
     "Start",

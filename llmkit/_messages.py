@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._diagnostics import Diagnostic
+from ._documents import CachePoint, DocumentPart, to_document_part
 from ._errors import ToolDefinitionError
 from ._tools.definition import Tool
+from ._tools.provider import AnyTool, ProviderTool
 
 __all__ = [
     "AssistantMessage",
+    "CachePoint",
     "Context",
+    "DocumentPart",
     "ImagePart",
     "Message",
     "StopReason",
@@ -146,7 +151,9 @@ class Usage(BaseModel):
 
 
 AssistantPart = Annotated[Union[TextPart, ThinkingPart, ToolCall], Field(discriminator="type")]
-UserPart = Annotated[Union[TextPart, ImagePart], Field(discriminator="type")]
+UserPart = Annotated[
+    Union[TextPart, ImagePart, DocumentPart, CachePoint], Field(discriminator="type")
+]
 
 
 def _text_to_parts(value: Any) -> Any:
@@ -156,7 +163,8 @@ def _text_to_parts(value: Any) -> Any:
 
 
 class UserMessage(BaseModel):
-    """A user turn: text and images. ``content`` may be given as a plain string."""
+    """A user turn: text, images, documents and cache points. ``content`` may be given as a
+    plain string."""
 
     model_config = ConfigDict(defer_build=True)
 
@@ -233,7 +241,7 @@ class ToolResultMessage(BaseModel):
     Attributes:
         tool_call_id: The ``ToolCall.id`` this answers.
         tool_name: The called tool's name (some providers require it on results).
-        content: Text and images.
+        content: Text, images, documents and cache points.
         is_error: True when the call failed (the model sees it as an error).
     """
 
@@ -261,13 +269,16 @@ Message = Annotated[
 class Context(BaseModel):
     """Everything sent to the model: system prompt, messages, tools.
 
+    ``tools`` holds function :class:`Tool` s and, next to them, :class:`ProviderTool` s
+    (provider-hosted tools, sent only to their own wire API).
+
     ``model_dump_json()`` / ``model_validate_json()`` round-trip exactly; a tool made from a
     pydantic model comes back as a plain schema tool (its public fields equal).
     """
 
     system: str | None = None
     messages: list[Message] = Field(default_factory=list)
-    tools: list[Tool] = Field(default_factory=list)
+    tools: list[AnyTool] = Field(default_factory=list)
 
     model_config = ConfigDict(defer_build=True, validate_assignment=True)
 
@@ -277,10 +288,13 @@ class Context(BaseModel):
         return self
 
 
-def check_tool_names(tools: Sequence[Tool], error: type[Exception]) -> None:
-    """Raise ``error`` when two tools share a name."""
+def check_tool_names(tools: Sequence[Tool | ProviderTool], error: type[Exception]) -> None:
+    """Raise ``error`` when two function tools share a name (provider tools are checked by
+    the wire they go to)."""
     seen: set[str] = set()
     for t in tools:
+        if not isinstance(t, Tool):
+            continue
         if t.name in seen:
             raise error(f"Duplicate tool name {t.name!r}: tool names must be unique")
         seen.add(t.name)
@@ -322,10 +336,25 @@ def to_image_part(image: ImagePart | bytes | str) -> ImagePart:
     raise ValueError(f"Unsupported image: {type(image).__name__}")
 
 
-def user(text: str, images: Iterable[ImagePart | bytes | str] = ()) -> UserMessage:
-    """A user message with text and optional images (ImagePart, bytes, data: or http(s) URL)."""
-    parts: list[TextPart | ImagePart] = [TextPart(text=text)]
+Document = Union[DocumentPart, bytes, str, Path]
+"""A ``documents=`` item: a DocumentPart, raw PDF bytes, a ``data:`` URL, an ``http(s)`` URL or
+a ``pathlib.Path``."""
+
+
+def user(
+    text: str,
+    images: Iterable[ImagePart | bytes | str] = (),
+    documents: Iterable[Document] = (),
+) -> UserMessage:
+    """A user message with text, optional images (ImagePart, bytes, data: or http(s) URL) and
+    optional documents (DocumentPart, PDF bytes, data: or http(s) URL, pathlib.Path).
+
+    Raises:
+        ValueError: An image or document of a kind llmkit does not recognise.
+    """
+    parts: list[Any] = [TextPart(text=text)]
     parts.extend(to_image_part(i) for i in images)
+    parts.extend(to_document_part(d) for d in documents)
     return UserMessage(content=parts)
 
 
@@ -334,10 +363,14 @@ def tool_result(
     text: str,
     images: Iterable[ImagePart | bytes | str] = (),
     is_error: bool = False,
+    *,
+    documents: Iterable[Document] = (),
 ) -> ToolResultMessage:
-    """The result message for ``call`` (its id and name are copied)."""
-    parts: list[TextPart | ImagePart] = [TextPart(text=text)]
+    """The result message for ``call`` (its id and name are copied), with optional images and
+    documents (as for :func:`user`)."""
+    parts: list[Any] = [TextPart(text=text)]
     parts.extend(to_image_part(i) for i in images)
+    parts.extend(to_document_part(d) for d in documents)
     return ToolResultMessage(
         tool_call_id=call.id, tool_name=call.name, content=parts, is_error=is_error
     )

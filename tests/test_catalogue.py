@@ -65,7 +65,13 @@ def test_entry_validates_as_model(entry: dict[str, Any]) -> None:
     model = llmkit.Model.model_validate(entry)
     assert (model.provider, model.id) == (entry["provider"], entry["id"])
     assert set(entry) >= REQUIRED, f"missing {REQUIRED - set(entry)}"
-    assert set(entry["cost"]) <= {"input", "output", "cache_read", "cache_write"}
+    assert set(entry["cost"]) <= {
+        "input",
+        "output",
+        "cache_read",
+        "cache_write",
+        "cache_write_long",
+    }
 
 
 def test_provider_id_pairs_are_unique() -> None:
@@ -108,7 +114,7 @@ def test_numbers_are_sane(entry: dict[str, Any]) -> None:
     assert isinstance(ctx, int) and ctx > 0
     assert isinstance(out, int) and out > 0
     assert out <= ctx
-    assert entry["input"] in (["text"], ["text", "image"])
+    assert entry["input"] in (["text"], ["text", "image"], ["text", "image", "pdf"])
     assert isinstance(entry["reasoning"], bool) and isinstance(entry["strict_tools"], bool)
     cost = entry["cost"]
     assert all(isinstance(v, (int, float)) and v >= 0 for v in cost.values())
@@ -128,6 +134,7 @@ def test_anthropic_cache_writes_are_one_and_a_quarter_times_input() -> None:
         if e["provider"] == "anthropic":
             c = e["cost"]
             assert c["cache_write"] == pytest.approx(1.25 * c["input"]), _name(e)
+            assert c["cache_write_long"] == pytest.approx(2 * c["input"]), _name(e)  # 1-hour
             assert c["cache_read"] < c["input"], _name(e)
 
 

@@ -53,6 +53,9 @@ class Options:
     parallel_tool_calls: bool | None = None
     reasoning: str | None = None
     response_format: Any = None
+    cache: str | None = None
+    cache_key: str | None = None
+    stream_tool_arguments: bool | None = None
     provider_options: dict[str, Any] | None = None
 
 
