@@ -82,6 +82,7 @@ if _typing.TYPE_CHECKING:
         user,
     )
     from ._models import Api, Model, ModelCost, OpenAIChatCompat, get_model, models, register_model
+    from ._output import decode_output
     from ._quirk_flags import AnthropicCompat
     from ._tools.arguments import decode_tool_call
     from ._tools.definition import Injected, Tool, tool, tool_from_function
@@ -156,6 +157,7 @@ _EXPORTS: dict[str, str] = {
     "astream": "._api",
     "build_request": "._api",
     "complete": "._api",
+    "decode_output": "._output",
     "decode_tool_call": "._tools.arguments",
     "get_model": "._models",
     "models": "._models",
@@ -236,6 +238,7 @@ __all__ = [
     "astream",
     "build_request",
     "complete",
+    "decode_output",
     "decode_tool_call",
     "get_model",
     "models",

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .._messages import ToolCall
     from .definition import Tool
 
-__all__ = ["decode_tool_call"]
+__all__ = ["Invalid", "coercion_diagnostics", "decode_tool_call", "validate_value"]
 
 M = TypeVar("M", bound=BaseModel)
 Path = tuple[str | int, ...]
@@ -275,29 +275,115 @@ def _lax_changes(given: Any, validated: Any, path: Path, out: list[tuple[Path, s
         out.append((path, "number_to_boolean"))
 
 
-def _refuse(name: str, call: ToolCall, problems: list[_Problem]) -> ToolArgumentsError:
-    unique: dict[tuple[str, str], _Problem] = {}
-    for p in problems:
-        unique.setdefault((format_path(p.path), p.message), p)
-    lines = []
-    for (path, message), p in list(unique.items())[:_MAX_LISTED]:
-        got = f" (got {p.got})" if p.got is not None else ""
-        lines.append(f"{path or 'arguments'}: {message}{got}")
-    if len(unique) > _MAX_LISTED:
-        lines.append(f"and {len(unique) - _MAX_LISTED} more")
-    summary = "; ".join(lines)
+class Invalid(Exception):
+    """The value does not validate, even after the repairs: ``summary`` (safe for the model:
+    paths, short echoes of scalars, nothing of llmkit's internals) and ``errors`` (one dict per
+    problem)."""
+
+    def __init__(self, problems: list[_Problem], root: str) -> None:
+        unique: dict[tuple[str, str], _Problem] = {}
+        for p in problems:
+            unique.setdefault((format_path(p.path), p.message), p)
+        lines = []
+        for (path, message), p in list(unique.items())[:_MAX_LISTED]:
+            got = f" (got {p.got})" if p.got is not None else ""
+            lines.append(f"{path or root}: {message}{got}")
+        if len(unique) > _MAX_LISTED:
+            lines.append(f"and {len(unique) - _MAX_LISTED} more")
+        self.summary = "; ".join(lines)
+        self.errors: list[dict[str, Any]] = [
+            {"path": path, "message": message, "type": p.type}
+            for (path, message), p in unique.items()
+        ]
+        super().__init__(self.summary)
+
+
+def _refuse(name: str, call: ToolCall, invalid: Invalid) -> ToolArgumentsError:
+    summary = invalid.summary
     return ToolArgumentsError(
         f"Invalid arguments for tool call {call.id!r} ({name}): {summary}",
         model_message=(
             f"Invalid arguments for {name}: {summary}. "
             f"Please call {name} again with corrected arguments."
         ),
-        errors=[
-            {"path": path, "message": message, "type": p.type}
-            for (path, message), p in unique.items()
-        ],
+        errors=invalid.errors,
         tool_call_id=call.id,
     )
+
+
+def validate_value(
+    value: Any, model: type[BaseModel] | None, schema: dict[str, Any] | None, root: str
+) -> tuple[Any, list[tuple[Path, str]]]:
+    """Validate ``value`` (never modified) against a pydantic model (lax mode) or a JSON
+    Schema, with the bounded repair loop of the module docstring.
+
+    Args:
+        value: The decoded JSON value.
+        model: The pydantic model, if any (its schema is only built when a null needs checking).
+        schema: The JSON Schema, for a value without a model.
+        root: What the value is called where a problem has no path (``"arguments"``).
+
+    Returns:
+        The validated value (a model instance, or the repaired value for a schema) and the
+        coercions applied, as ``(path, change)``.
+
+    Raises:
+        Invalid: what does not validate.
+    """
+    value = copy.deepcopy(value)  # the repairs below write into this copy
+    if model is not None:
+        validate = _pydantic_validator(model)
+    else:
+        assert schema is not None
+        validate = _jsonschema_validator(schema)
+
+    def optional(path: Path) -> bool:
+        nonlocal schema
+        if schema is None:  # only built when a null needs checking
+            assert model is not None
+            try:
+                schema = model.model_json_schema()
+            except Exception:  # noqa: catch-all -- pydantic: a type without a JSON Schema
+                return False
+        return is_optional_property(schema, path)
+
+    changes: list[tuple[Path, str]] = []
+    for _ in range(_MAX_PASSES):
+        validated, problems = validate(value)
+        if not problems:
+            break
+        fixed = False
+        for p in problems:
+            fix = _fix(p, scalars=model is None, optional=optional)
+            if fix is not None and _apply(value, p.path, p.input, fix[1]):
+                changes.append((p.path, fix[0]))
+                fixed = True
+        if not fixed:
+            raise Invalid(problems, root)
+    else:
+        raise Invalid(problems, root)
+
+    if isinstance(validated, BaseModel):
+        # Serialising a custom type may fail: this report is best effort, the value is valid.
+        with contextlib.suppress(Exception):
+            _lax_changes(value, validated.model_dump(by_alias=True, warnings=False), (), changes)
+    return validated, changes
+
+
+def coercion_diagnostics(
+    name: str, changes: list[tuple[Path, str]], tool_call_id: str | None, root: str
+) -> list[Diagnostic]:
+    """One ``arguments_coerced`` diagnostic per coercion applied (``details``: ``tool``,
+    ``path``, ``change``)."""
+    return [
+        Diagnostic(
+            kind="arguments_coerced",
+            message=f"{name}: {format_path(path) or root}: {_CHANGES[change]}",
+            tool_call_id=tool_call_id,
+            details={"tool": name, "path": format_path(path), "change": change},
+        )
+        for path, change in changes
+    ]
 
 
 @overload
@@ -399,52 +485,10 @@ def decode_tool_call(
             tool_call_id=call.id,
         )
 
-    args = copy.deepcopy(call.arguments)  # the repairs below write into this copy
-    if model is not None:
-        validate = _pydantic_validator(model)
-    else:
-        assert schema is not None
-        validate = _jsonschema_validator(schema)
-
-    def optional(path: Path) -> bool:
-        nonlocal schema
-        if schema is None:  # only built when a null needs checking
-            assert model is not None
-            try:
-                schema = model.model_json_schema()
-            except Exception:  # noqa: catch-all -- pydantic: a type without a JSON Schema
-                return False
-        return is_optional_property(schema, path)
-
-    changes: list[tuple[Path, str]] = []
-    for _ in range(_MAX_PASSES):
-        value, problems = validate(args)
-        if not problems:
-            break
-        fixed = False
-        for p in problems:
-            fix = _fix(p, scalars=model is None, optional=optional)
-            if fix is not None and _apply(args, p.path, p.input, fix[1]):
-                changes.append((p.path, fix[0]))
-                fixed = True
-        if not fixed:
-            raise _refuse(name, call, problems)
-    else:
-        raise _refuse(name, call, problems)
-
-    if isinstance(value, BaseModel):
-        # Serialising a custom type may fail: this report is best effort, the value is valid.
-        with contextlib.suppress(Exception):
-            _lax_changes(args, value.model_dump(by_alias=True, warnings=False), (), changes)
+    try:
+        value, changes = validate_value(call.arguments, model, schema, "arguments")
+    except Invalid as invalid:
+        raise _refuse(name, call, invalid) from None
     if diagnostics is not None:
-        for path, change in changes:
-            where = format_path(path) or "arguments"
-            diagnostics.append(
-                Diagnostic(
-                    kind="arguments_coerced",
-                    message=f"{name}: {where}: {_CHANGES[change]}",
-                    tool_call_id=call.id,
-                    details={"tool": name, "path": format_path(path), "change": change},
-                )
-            )
+        diagnostics.extend(coercion_diagnostics(name, changes, call.id, "arguments"))
     return value  # type: ignore[no-any-return]
