@@ -51,10 +51,16 @@ def build_request(model: Model, context: Context, **options: Any) -> httpx.Reque
     return build(model, context, body_opts, tr, stream=True)[0]
 
 
-def parse_stream(model: Model, chunks: Iterable[bytes]) -> Iterator[Event]:
+def parse_stream(
+    model: Model, chunks: Iterable[bytes], *, response_format: Any = None
+) -> Iterator[Event]:
     """Decode a raw streamed response body (network chunks of any size) into the events
-    ``stream()`` would yield, with no network."""
-    pipeline = Pipeline(model)
+    ``stream()`` would yield, with no network.
+
+    ``response_format``: the structured-output format the request gave (a pydantic model
+    class or a JSON schema); with it, every ``TextDelta`` has ``partial_output``.
+    """
+    pipeline = Pipeline(model, structured_output=response_format is not None)
     yield from pipeline.drain()
     for chunk in chunks:
         yield from pipeline.feed(chunk)
@@ -63,9 +69,11 @@ def parse_stream(model: Model, chunks: Iterable[bytes]) -> Iterator[Event]:
     yield from pipeline.eof()
 
 
-async def aparse_stream(model: Model, chunks: AsyncIterable[bytes]) -> AsyncIterator[Event]:
-    """:func:`parse_stream` over an async iterable of chunks."""
-    pipeline = Pipeline(model)
+async def aparse_stream(
+    model: Model, chunks: AsyncIterable[bytes], *, response_format: Any = None
+) -> AsyncIterator[Event]:
+    """:func:`parse_stream` over an async iterable of chunks (``response_format`` likewise)."""
+    pipeline = Pipeline(model, structured_output=response_format is not None)
     for event in pipeline.drain():
         yield event
     async for chunk in chunks:

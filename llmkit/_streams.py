@@ -86,6 +86,7 @@ class Exchange:
             diagnostics=cast(list[Diagnostic], self.request.extensions["llmkit.diagnostics"]),
             max_event_size=tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE),
             secret=key,
+            structured_output=body_opts.response_format is not None,
         )
         self.response: httpx.Response | None = None
 
