@@ -101,6 +101,7 @@ class Assembler:
         self._stop: StopReason | None = None
         self._finished = False
         self._usage: Usage | None = None
+        self._long_writes = 0
         self._provider_data: dict[str, Any] = {}
         self._done = False
         self._emit(Start(model.provider if model else None, model.id if model else None))
@@ -238,11 +239,13 @@ class Assembler:
         """The call at slot ``index`` is complete."""
         self.calls.end_tool_call(index)
 
-    def usage(self, usage: Usage) -> None:
-        """Usage so far; the last report holds."""
+    def usage(self, usage: Usage, *, long_cache_writes: int = 0) -> None:
+        """Usage so far; the last report holds (``long_cache_writes``: the part of the cache
+        writes that went to 1-hour entries, priced at ``cost.cache_write_long``)."""
         if self._done:
             return
         self._usage = usage
+        self._long_writes = long_cache_writes
         self._emit(UsageEvent(usage))
 
     def finish(self, raw: str | None, mapped: StopReason | None) -> None:
@@ -397,7 +400,7 @@ class Assembler:
                 content.append(block.part())
         usage = self._usage or Usage()
         if self.model is not None and usage.cost is None:
-            cost = self.model.cost_of(usage)
+            cost = self.model.cost_of(usage, long_writes=self._long_writes)
             if cost is not None:
                 usage = usage.model_copy(update={"cost": cost})
         m = self.model

@@ -138,8 +138,10 @@ class DeltaSink(Protocol):
     def end_tool_call(self, index: int) -> None:
         """The call at slot ``index`` is complete (finalises it)."""
 
-    def usage(self, usage: Usage) -> None:
-        """Usage so far; the last report holds (merging partial reports is the decoder's job)."""
+    def usage(self, usage: Usage, *, long_cache_writes: int = 0) -> None:
+        """Usage so far; the last report holds (merging partial reports is the decoder's job).
+        ``long_cache_writes``: how many of ``usage.cache_write`` went to long-lived (Anthropic
+        1-hour) cache entries, priced at their own rate."""
 
     def provider_data(self, key: str, value: Any) -> None:
         """Provider-specific data kept verbatim on ``message.provider_data[key]``."""

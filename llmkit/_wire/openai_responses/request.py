@@ -265,7 +265,16 @@ def _assistant_items(
         elif isinstance(part, ThinkingPart):
             item = (part.replay or {}).get(HOSTED)
             if isinstance(item, dict):
-                if same:  # a hosted tool's output item, verbatim and in place
+                if same and item.get("status") == "in_progress":
+                    # Only .added arrived (a cut stream): not a complete item to send back.
+                    diags.append(
+                        Diagnostic(
+                            kind="thinking_dropped",
+                            message=f"An incomplete {item.get('type')} item was not sent back",
+                            details={"action": "dropped", "item_type": item.get("type")},
+                        )
+                    )
+                elif same:  # a hosted tool's item, verbatim and in place
                     out.append(item)
             elif i in kept:
                 out.append(_reasoning_item(part.replay or {}))
