@@ -26,6 +26,7 @@ if _typing.TYPE_CHECKING:
         parse_stream,
         stream,
     )
+    from ._count import acount_tokens, count_tokens
     from ._diagnostics import Diagnostic, DiagnosticKind
     from ._documents import CachePoint, DocumentPart
     from ._errors import (
@@ -153,10 +154,12 @@ _EXPORTS: dict[str, str] = {
     "UsageEvent": "._events",
     "UserMessage": "._messages",
     "acomplete": "._api",
+    "acount_tokens": "._count",
     "aparse_stream": "._api",
     "astream": "._api",
     "build_request": "._api",
     "complete": "._api",
+    "count_tokens": "._count",
     "decode_output": "._output",
     "decode_tool_call": "._tools.arguments",
     "get_model": "._models",
@@ -234,10 +237,12 @@ __all__ = [
     "UserMessage",
     "__version__",
     "acomplete",
+    "acount_tokens",
     "aparse_stream",
     "astream",
     "build_request",
     "complete",
+    "count_tokens",
     "decode_output",
     "decode_tool_call",
     "get_model",

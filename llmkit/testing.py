@@ -16,6 +16,17 @@ Wire APIs served (``FakeProvider(api=...)``), each streamed when the request ask
 - ``gemini``: ``POST {base_url}/models/{model}:streamGenerateContent?alt=sse`` and
   ``:generateContent``
 
+and the token-counting endpoints of the wires that have one (``count_tokens``):
+``{base_url}/messages/count_tokens``, ``{base_url}/responses/input_tokens`` and
+``{base_url}/models/{model}:countTokens``, answered by the fake itself (no scripted reply is
+used) with ``count_tokens(request)`` — by default about four characters a token.
+
+Like the real APIs, the fake refuses (HTTP 400, the wire's error shape, no scripted reply used)
+what they refuse before generating: a PDF document or an image to a model that cannot read it
+(``input=``), Anthropic ``cache_control`` on an empty text block or on more than 4 blocks, a
+1-hour breakpoint after a 5-minute one, an OpenAI ``file_data`` without its ``filename``, and a
+hosted-tool type the wire does not know. So a user's tests catch those requests too.
+
 On ``openai-chat`` the fake can also stream like another OpenAI-compatible server, quirks
 included: ``FakeProvider(replies, emulate="ollama")`` (see
 :data:`EMULATED_SERVERS`). A tool loop under test, in a few lines::
@@ -37,6 +48,7 @@ from collections.abc import Iterable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ._fake.counting import Counter, estimate
 from ._fake.encoding import WireEncoder
 from ._fake.openai_chat import OpenAIChatEncoder
 from ._fake.script import FakeError, FakeReply, FakeRequest, FakeToolCall, Responder, ScriptItem
@@ -124,6 +136,11 @@ class FakeProvider:
         emulate: Stream like this OpenAI-compatible server, with its real wire quirks: one of
             :data:`EMULATED_SERVERS` (``"vllm"``, ``"ollama"``, ...). ``None`` (or
             ``"openai"``) is api.openai.com's own behaviour. ``openai-chat`` only.
+        input: What the fake model reads (``Model.input`` values): a request carrying a PDF
+            document without ``"pdf"`` here, or an image without ``"image"``, is refused with
+            the real API's 400. Everything by default.
+        count_tokens: The answer of the token-counting endpoints, from the request
+            (default: about four characters a token over every string in the body).
 
     Raises:
         ValueError: ``api`` is not a wire API the fake speaks, or ``emulate`` names a server
@@ -139,6 +156,8 @@ class FakeProvider:
         require_key: bool = True,
         host: str = "127.0.0.1",
         emulate: str | None = None,
+        input: Iterable[str] = ("text", "image", "pdf"),
+        count_tokens: Counter = estimate,
     ) -> None:
         if emulate is not None and api != "openai-chat":
             raise ValueError(f"emulate= is for api='openai-chat' only, not {api!r}")
@@ -148,13 +167,18 @@ class FakeProvider:
         self._host = host
         self._port: int | None = None
         self._emulate = emulate
+        common: dict[str, Any] = {
+            "api": api,
+            "api_key": api_key,
+            "require_key": require_key,
+            "reads": frozenset(input),
+            "count": count_tokens,
+        }
         if emulate is None:
-            self._server = Server(replies, api=api, api_key=api_key, require_key=require_key)
+            self._server = Server(replies, **common)
             return
         encoder = OpenAIChatEncoder(profile(emulate))  # ValueError for an unknown name
-        self._server = _EmulatingServer(
-            replies, api=api, api_key=api_key, require_key=require_key, encoder=encoder
-        )
+        self._server = _EmulatingServer(replies, encoder=encoder, **common)
 
     def start(self) -> FakeProvider:
         """Bind a free port and start serving.

@@ -36,6 +36,7 @@ __all__ = [
     "Frame",
     "FrameDecoder",
     "Options",
+    "TokenCounter",
     "WireAdapter",
     "sse_frames",
 ]
@@ -210,4 +211,24 @@ class WireAdapter(Protocol):
     def decode_response(self, sink: DeltaSink, model: Model, body: Any, seed: str) -> None:
         """A whole (non-streamed) body, through the same deltas; ``seed`` (its text) makes
         synthesised ids deterministic. Ends the sink (``complete`` or ``fail``)."""
+        ...
+
+
+class TokenCounter(Protocol):
+    """A wire's token-counting endpoint (``count_tokens``): the adapters of the wires that
+    have one also satisfy this (see :func:`llmkit._wire.counter`)."""
+
+    def count_url(self, model: Model, base_url: str) -> str:
+        """The counting endpoint."""
+        ...
+
+    def count_body(
+        self, model: Model, context: Context, opts: Options
+    ) -> tuple[dict[str, Any], list[Diagnostic]]:
+        """The counting body: the call's own conversation mapping (messages, system, tools,
+        documents), without the generation-only fields the endpoint refuses."""
+        ...
+
+    def count_result(self, body: Any) -> int | None:
+        """The input-token count in the endpoint's answer (``None``: it holds none)."""
         ...

@@ -254,3 +254,26 @@ class Breakpoints:
         if self.dropped:
             why = "cache='off'" if self.off else "no content part before it in its message"
             unsupported(self.diags, "CachePoint", why, dropped=self.dropped)
+
+
+# -- token counting ---------------------------------------------------------------------------
+
+
+def counting_body(
+    body: dict[str, Any],
+    accepted: frozenset[str],
+    defaults: frozenset[str],
+    diags: list[Diagnostic],
+) -> dict[str, Any]:
+    """``body`` (the call's own body) with only the fields a counting endpoint takes. Fields
+    llmkit adds by itself (``defaults``: ``stream``, ``store``, ...) go silently; anything else
+    left out came from the caller's options and is reported (``option_unsupported``)."""
+    dropped = [k for k in body if k not in accepted and k not in defaults]
+    if dropped:
+        unsupported(
+            diags,
+            ", ".join(dropped),
+            "the counting endpoint counts input only and takes no such field",
+            fields=dropped,
+        )
+    return {k: v for k, v in body.items() if k in accepted}
