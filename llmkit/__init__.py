@@ -87,6 +87,7 @@ if _typing.TYPE_CHECKING:
     from ._quirk_flags import AnthropicCompat
     from ._tools.arguments import decode_tool_call
     from ._tools.definition import Injected, Tool, tool, tool_from_function
+    from ._tools.mcp import tool_from_mcp, tool_result_from_mcp
     from ._tools.provider import ProviderTool
     from ._transport import Timeouts
 
@@ -170,7 +171,9 @@ _EXPORTS: dict[str, str] = {
     "stream": "._api",
     "tool": "._tools.definition",
     "tool_from_function": "._tools.definition",
+    "tool_from_mcp": "._tools.mcp",
     "tool_result": "._messages",
+    "tool_result_from_mcp": "._tools.mcp",
     "user": "._messages",
 }
 
@@ -253,7 +256,9 @@ __all__ = [
     "stream",
     "tool",
     "tool_from_function",
+    "tool_from_mcp",
     "tool_result",
+    "tool_result_from_mcp",
     "user",
 ]
 
