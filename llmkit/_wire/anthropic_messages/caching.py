@@ -7,7 +7,8 @@
 - A :class:`~llmkit.CachePoint` is a marker block while the messages are mapped
   (:data:`MARK`); :func:`place` then puts ``cache_control`` on the cacheable block before each
   marker, in prompt order (tools, system, messages; a tool result's own content included), and
-  removes the markers. Thinking blocks cannot carry one, so the block before them is taken.
+  removes the markers. Thinking blocks and empty (or whitespace-only) text blocks cannot carry
+  one, so the block before them is taken.
 - At most 4 breakpoints per request, the top-level one included: the latest are kept (the
   longest prefixes), the earlier ones are reported (``option_unsupported``).
 """
@@ -30,6 +31,14 @@ MAX_BREAKPOINTS = 4
 """Anthropic's limit of blocks with ``cache_control`` in one request."""
 
 _UNCACHEABLE = frozenset({"thinking", "redacted_thinking", MARK})
+
+
+def _cacheable(block: dict[str, Any]) -> bool:
+    # Anthropic refuses cache_control on an empty text block; a whitespace-only one is taken
+    # as empty too (the fake provider refuses it likewise).
+    if block.get("type") == "text":
+        return bool(str(block.get("text", "")).strip())
+    return block.get("type") not in _UNCACHEABLE
 
 
 def long_cache(model: Model) -> bool:
@@ -83,7 +92,7 @@ def place(
                     if not inner:
                         del block["content"]
                 continue
-            target = next((b for b in reversed(seq) if b.get("type") not in _UNCACHEABLE), None)
+            target = next((b for b in reversed(seq) if _cacheable(b)), None)
             if target is None:
                 orphans += 1
             elif not any(t is target for t in targets):  # two points in a row: one breakpoint

@@ -321,3 +321,14 @@ def test_forced_tool_use_on_a_model_that_refuses_it_is_sent_as_auto() -> None:
         body, diags = body_of(sonnet, ctx, tool_choice=choice)
         assert body["tool_choice"] == {"type": "auto"}
         assert [d.details.get("sent") for d in diags] == ["auto"]
+
+
+def test_a_whitespace_only_text_block_never_carries_a_breakpoint() -> None:
+    # Found by the request fuzzer: "\x0c" is sent (it is not empty), but Anthropic takes a
+    # whitespace-only block as empty and refuses cache_control on it; the block before is used.
+    msg = llmkit.UserMessage(
+        content=[llmkit.TextPart(text="real"), llmkit.TextPart(text="\x0c"), llmkit.CachePoint()]
+    )
+    body, _ = body_of(MODEL, llmkit.Context(messages=[msg]))
+    blocks = body["messages"][0]["content"]
+    assert blocks[0]["cache_control"] == {"type": "ephemeral"} and "cache_control" not in blocks[1]
