@@ -62,7 +62,7 @@ def _unknown_keys(sent: Any, kept: Any, path: str = "") -> list[str]:
     if isinstance(sent, list) and isinstance(kept, list) and len(sent) == len(kept):
         return [
             p
-            for i, (a, b) in enumerate(zip(sent, kept))
+            for i, (a, b) in enumerate(zip(sent, kept, strict=True))
             for p in _unknown_keys(a, b, f"{path}[{i}]")
         ]
     return []
