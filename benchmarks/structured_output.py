@@ -18,8 +18,8 @@ per text delta:
 
 Times are CPU seconds of the process (``time.process_time``: steadier than wall time on a
 shared machine). Linear work shows as a flat cost per delta as N grows. A standalone script
-(not part of ``run.py``'s scenarios): ``--n 1000,10000,50000``, ``--reps 3``, ``--cap 20`` seconds per run
-(``re-parse`` is skipped past it), ``--json PATH`` saves the measurements.
+(not part of ``run.py``'s scenarios): ``--n 1000,10000,50000``, ``--reps 3``, ``--cap 20``
+seconds per run (``re-parse`` is skipped past it), ``--json PATH`` saves the measurements.
 """
 
 from __future__ import annotations
