@@ -1,6 +1,6 @@
 """``decode_output``: a structured-output reply (``response_format=``) as a validated value.
 
-The same validation as ``decode_tool_call`` (:func:`llmkit._tools.arguments.validate_value`:
+The same validation as ``decode_tool_call`` (:func:`llmkit._tools.validation.validate_value`:
 pydantic's lax mode for a model class, jsonschema for a schema, the same bounded repairs, each
 reported as ``arguments_coerced``), applied to ``message.text`` parsed as JSON. A reply that
 was cut short (``stop_reason`` ``length``, ``error`` or ``aborted``) is refused unless
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from pydantic import BaseModel
 
 from ._errors import OutputValidationError
-from ._tools.arguments import Invalid, coercion_diagnostics, validate_value
+from ._tools.validation import Invalid, coercion_diagnostics, validate_value
 
 if TYPE_CHECKING:
     from ._diagnostics import Diagnostic
