@@ -26,7 +26,9 @@ if _typing.TYPE_CHECKING:
         parse_stream,
         stream,
     )
+    from ._count import acount_tokens, count_tokens
     from ._diagnostics import Diagnostic, DiagnosticKind
+    from ._documents import CachePoint, DocumentPart
     from ._errors import (
         APIConnectionError,
         APIError,
@@ -37,6 +39,7 @@ if _typing.TYPE_CHECKING:
         LLMError,
         MissingAPIKeyError,
         NotFoundError,
+        OutputValidationError,
         OverloadedError,
         PermissionDeniedError,
         RateLimitError,
@@ -81,9 +84,12 @@ if _typing.TYPE_CHECKING:
     )
     from ._models import Api, Model, ModelCost, OpenAIChatCompat, get_model, models, register_model
     from ._options import RequestOptions
+    from ._output import decode_output
     from ._quirk_flags import AnthropicCompat
     from ._tools.arguments import decode_tool_call
     from ._tools.definition import Injected, Tool, tool, tool_from_function
+    from ._tools.mcp import tool_from_mcp, tool_result_from_mcp
+    from ._tools.provider import ProviderTool
     from ._transport import Timeouts
 
 # Public name -> the private module that defines it. Imported on first use (PEP 562), as
@@ -97,11 +103,13 @@ _EXPORTS: dict[str, str] = {
     "AssistantMessage": "._messages",
     "AsyncEventStream": "._api",
     "AuthenticationError": "._errors",
+    "CachePoint": "._documents",
     "Context": "._messages",
     "ContextLengthError": "._errors",
     "Diagnostic": "._diagnostics",
     "DiagnosticEvent": "._events",
     "DiagnosticKind": "._diagnostics",
+    "DocumentPart": "._documents",
     "Done": "._events",
     "Error": "._events",
     "Event": "._events",
@@ -116,8 +124,10 @@ _EXPORTS: dict[str, str] = {
     "ModelCost": "._models",
     "NotFoundError": "._errors",
     "OpenAIChatCompat": "._models",
+    "OutputValidationError": "._errors",
     "OverloadedError": "._errors",
     "PermissionDeniedError": "._errors",
+    "ProviderTool": "._tools.provider",
     "RateLimitError": "._errors",
     "RequestOptions": "._options",
     "ServerError": "._errors",
@@ -147,10 +157,13 @@ _EXPORTS: dict[str, str] = {
     "UsageEvent": "._events",
     "UserMessage": "._messages",
     "acomplete": "._api",
+    "acount_tokens": "._count",
     "aparse_stream": "._api",
     "astream": "._api",
     "build_request": "._api",
     "complete": "._api",
+    "count_tokens": "._count",
+    "decode_output": "._output",
     "decode_tool_call": "._tools.arguments",
     "get_model": "._models",
     "models": "._models",
@@ -160,7 +173,9 @@ _EXPORTS: dict[str, str] = {
     "stream": "._api",
     "tool": "._tools.definition",
     "tool_from_function": "._tools.definition",
+    "tool_from_mcp": "._tools.mcp",
     "tool_result": "._messages",
+    "tool_result_from_mcp": "._tools.mcp",
     "user": "._messages",
 }
 
@@ -173,11 +188,13 @@ __all__ = [
     "AssistantMessage",
     "AsyncEventStream",
     "AuthenticationError",
+    "CachePoint",
     "Context",
     "ContextLengthError",
     "Diagnostic",
     "DiagnosticEvent",
     "DiagnosticKind",
+    "DocumentPart",
     "Done",
     "Error",
     "Event",
@@ -192,8 +209,10 @@ __all__ = [
     "ModelCost",
     "NotFoundError",
     "OpenAIChatCompat",
+    "OutputValidationError",
     "OverloadedError",
     "PermissionDeniedError",
+    "ProviderTool",
     "RateLimitError",
     "RequestOptions",
     "ServerError",
@@ -224,10 +243,13 @@ __all__ = [
     "UserMessage",
     "__version__",
     "acomplete",
+    "acount_tokens",
     "aparse_stream",
     "astream",
     "build_request",
     "complete",
+    "count_tokens",
+    "decode_output",
     "decode_tool_call",
     "get_model",
     "models",
@@ -237,7 +259,9 @@ __all__ = [
     "stream",
     "tool",
     "tool_from_function",
+    "tool_from_mcp",
     "tool_result",
+    "tool_result_from_mcp",
     "user",
 ]
 

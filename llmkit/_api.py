@@ -57,10 +57,16 @@ def build_request(
     return build(model, context, body_opts, tr, stream=True)[0]
 
 
-def parse_stream(model: Model, chunks: Iterable[bytes]) -> Iterator[Event]:
+def parse_stream(
+    model: Model, chunks: Iterable[bytes], *, response_format: Any = None
+) -> Iterator[Event]:
     """Decode a raw streamed response body (network chunks of any size) into the events
-    ``stream()`` would yield, with no network."""
-    pipeline = Pipeline(model)
+    ``stream()`` would yield, with no network.
+
+    ``response_format``: the structured-output format the request gave (a pydantic model
+    class or a JSON schema); with it, every ``TextDelta`` has ``partial_output``.
+    """
+    pipeline = Pipeline(model, structured_output=response_format is not None)
     yield from pipeline.drain()
     for chunk in chunks:
         yield from pipeline.feed(chunk)
@@ -69,9 +75,11 @@ def parse_stream(model: Model, chunks: Iterable[bytes]) -> Iterator[Event]:
     yield from pipeline.eof()
 
 
-async def aparse_stream(model: Model, chunks: AsyncIterable[bytes]) -> AsyncIterator[Event]:
-    """:func:`parse_stream` over an async iterable of chunks."""
-    pipeline = Pipeline(model)
+async def aparse_stream(
+    model: Model, chunks: AsyncIterable[bytes], *, response_format: Any = None
+) -> AsyncIterator[Event]:
+    """:func:`parse_stream` over an async iterable of chunks (``response_format`` likewise)."""
+    pipeline = Pipeline(model, structured_output=response_format is not None)
     for event in pipeline.drain():
         yield event
     async for chunk in chunks:
@@ -111,11 +119,12 @@ def stream(model: Model, context: Context, **options: Unpack[RequestOptions]) ->
 
     Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
         ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
-        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``
-        shape the body; ``api_key``, ``base_url``, ``region``, ``headers``, ``timeout`` (a
-        number is not a deadline: see :class:`~llmkit.Timeouts`), ``max_retries``,
-        ``max_retry_delay``, ``client``, ``max_event_size`` shape the transport; ``on_request``
-        sees (and may replace) the body dict, ``on_response`` each attempt's response head.
+        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``,
+        ``cache``, ``cache_key``, ``stream_tool_arguments`` shape the body; ``api_key``,
+        ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
+        :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
+        ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
+        dict, ``on_response`` each attempt's response head.
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour (on the call).
@@ -145,11 +154,12 @@ def complete(model: Model, context: Context, **options: Unpack[RequestOptions]) 
 
     Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
         ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
-        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``
-        shape the body; ``api_key``, ``base_url``, ``region``, ``headers``, ``timeout`` (a
-        number is not a deadline: see :class:`~llmkit.Timeouts`), ``max_retries``,
-        ``max_retry_delay``, ``client``, ``max_event_size`` shape the transport; ``on_request``
-        sees (and may replace) the body dict, ``on_response`` each attempt's response head.
+        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``,
+        ``cache``, ``cache_key``, ``stream_tool_arguments`` shape the body; ``api_key``,
+        ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
+        :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
+        ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
+        dict, ``on_response`` each attempt's response head.
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour.

@@ -78,7 +78,7 @@ def _model(spec: str, api: str | None, api_key_env: str | None) -> llmkit.Model:
 
 def _context(ns: argparse.Namespace) -> llmkit.Context:
     prompt: str = sys.stdin.read() if ns.prompt == "-" else ns.prompt
-    tools: list[llmkit.Tool] = []
+    tools: list[llmkit.Tool[Any]] = []
     if ns.tools:
         try:
             declared = json.loads(Path(ns.tools).read_text("utf-8"))

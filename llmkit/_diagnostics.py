@@ -44,6 +44,7 @@ DiagnosticKind = Literal[
     "option_unsupported",
     "schema_rewritten",
     "image_omitted",
+    "document_omitted",  # a PDF to a model that cannot read one, or a URL a wire cannot take
     "thinking_dropped",
     "tool_call_id_normalized",
     "orphan_tool_call",

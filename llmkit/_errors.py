@@ -4,6 +4,7 @@
     ├── InvalidRequestError          refused before anything was sent
     ├── ToolDefinitionError          a Tool (or a Context's tool list) is not valid
     ├── ToolArgumentsError           decode_tool_call refused a call's arguments
+    ├── OutputValidationError        decode_output refused a structured-output message
     ├── UnknownModelError            get_model found no such model (lists close matches)
     ├── MissingAPIKeyError           no key in the option or the environment variable it names
     ├── APIError                     the provider answered with an error
@@ -48,6 +49,7 @@ __all__ = [
     "LLMError",
     "MissingAPIKeyError",
     "NotFoundError",
+    "OutputValidationError",
     "OverloadedError",
     "PermissionDeniedError",
     "RateLimitError",
@@ -109,6 +111,24 @@ class ToolArgumentsError(LLMError):
         self.model_message = model_message
         self.errors: list[dict[str, Any]] = errors or []
         self.tool_call_id = tool_call_id
+
+
+class OutputValidationError(LLMError):
+    """``decode_output`` refused a message's structured output: it was cut short (``length``,
+    ``error`` or ``aborted``, without ``allow_partial``), is not JSON, or does not validate.
+
+    Attributes:
+        model_message: A message safe to send back to the model (e.g. as the next user turn):
+            it names the problems in its output and nothing of llmkit's internals.
+        errors: One dict per problem: ``{"path": "items[2].qty", "message": ..., "type": ...}``.
+    """
+
+    def __init__(
+        self, message: str, *, model_message: str, errors: list[dict[str, Any]] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.model_message = model_message
+        self.errors: list[dict[str, Any]] = errors or []
 
 
 class UnknownModelError(LLMError, LookupError):

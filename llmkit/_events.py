@@ -59,11 +59,54 @@ class TextStart:
 
 @dataclass(frozen=True, slots=True)
 class TextDelta:
-    """More text for the part at ``index``."""
+    """More text for the part at ``index``.
+
+    ``partial_output``: when the request gave ``response_format`` (or ``parse_stream`` was
+    given one), the best-effort JSON value of the message text received up to and including
+    this delta (all text parts, in order: what ``decode_output`` will validate), else ``None``.
+    It is computed only when read, by the same incremental parser as
+    ``ToolCallDelta.partial_arguments``: reading it on every delta costs work proportional to
+    the text, not to its square. A value a caller holds is never changed later; treat it as
+    read-only (completed sub-values are shared with later ones).
+    """
 
     index: int
     delta: str
     type: Literal["text_delta"] = "text_delta"
+
+    @property
+    def partial_output(self) -> Any:
+        """The partial structured output so far (``None`` without ``response_format``)."""
+        return None
+
+
+class OutputTextDelta(TextDelta):
+    """A :class:`TextDelta` of a structured-output stream: ``partial_output`` is computed on
+    demand. Equal to, and shown as, the plain TextDelta with the same fields. (A subclass, so
+    that a stream without ``response_format`` builds exactly what it always did.)"""
+
+    __slots__ = ("_snapshot",)
+    _snapshot: Callable[[], Any]
+
+    def __init__(self, index: int, delta: str, snapshot: Callable[[], Any]) -> None:
+        TextDelta.__init__(self, index, delta)
+        object.__setattr__(self, "_snapshot", snapshot)
+
+    @property
+    def partial_output(self) -> Any:
+        """The partial JSON value of the message text up to and including this delta."""
+        return self._snapshot()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TextDelta):
+            return NotImplemented
+        return (self.index, self.delta, self.type) == (other.index, other.delta, other.type)
+
+    def __hash__(self) -> int:
+        return hash((self.index, self.delta, self.type))
+
+    def __repr__(self) -> str:
+        return f"TextDelta(index={self.index!r}, delta={self.delta!r}, type={self.type!r})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,26 +9,22 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ._diagnostics import Diagnostic
+from ._documents import CachePoint, DocumentPart, to_document_part
 from ._errors import ToolDefinitionError
 from ._tools.definition import Tool
-
-if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    AnyTool: TypeAlias = Tool[Any]
-else:
-    # At run time the plain class: a Tool in a Context keeps its identity (and its args
-    # model); pydantic would re-validate a Tool into a new Tool[Any] instance.
-    AnyTool = Tool
+from ._tools.provider import AnyTool
 
 __all__ = [
     "AssistantMessage",
+    "CachePoint",
     "Context",
+    "DocumentPart",
     "ImagePart",
     "Message",
     "StopReason",
@@ -155,7 +151,9 @@ class Usage(BaseModel):
 
 
 AssistantPart = Annotated[Union[TextPart, ThinkingPart, ToolCall], Field(discriminator="type")]
-UserPart = Annotated[Union[TextPart, ImagePart], Field(discriminator="type")]
+UserPart = Annotated[
+    Union[TextPart, ImagePart, DocumentPart, CachePoint], Field(discriminator="type")
+]
 
 
 def _text_to_parts(value: Any) -> Any:
@@ -165,7 +163,8 @@ def _text_to_parts(value: Any) -> Any:
 
 
 class UserMessage(BaseModel):
-    """A user turn: text and images. ``content`` may be given as a plain string."""
+    """A user turn: text, images, documents and cache points. ``content`` may be given as a
+    plain string."""
 
     model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True)
 
@@ -242,7 +241,7 @@ class ToolResultMessage(BaseModel):
     Attributes:
         tool_call_id: The ``ToolCall.id`` this answers.
         tool_name: The called tool's name (some providers require it on results).
-        content: Text and images.
+        content: Text, images, documents and cache points.
         is_error: True when the call failed (the model sees it as an error).
     """
 
@@ -270,6 +269,9 @@ Message = Annotated[
 class Context(BaseModel):
     """Everything sent to the model: system prompt, messages, tools.
 
+    ``tools`` holds function :class:`Tool` s and, next to them, :class:`ProviderTool` s
+    (provider-hosted tools, sent only to their own wire API).
+
     ``model_dump_json()`` / ``model_validate_json()`` round-trip exactly; a tool made from a
     pydantic model comes back as a plain schema tool (its public fields equal).
     """
@@ -280,6 +282,18 @@ class Context(BaseModel):
 
     model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, validate_assignment=True)
 
+    if TYPE_CHECKING:
+        # What a type checker sees of the constructor: any sequence (a tuple, a list[Tool[X]]
+        # or a list[UserMessage] built beforehand) where the attributes are lists of a union,
+        # which list's invariance would refuse. pydantic makes them lists.
+        def __init__(
+            self,
+            *,
+            system: str | None = None,
+            messages: Sequence[Message] = (),
+            tools: Sequence[AnyTool] = (),
+        ) -> None: ...
+
     @model_validator(mode="after")
     def _unique_tool_names(self) -> Context:
         check_tool_names(self.tools, ToolDefinitionError)
@@ -287,9 +301,12 @@ class Context(BaseModel):
 
 
 def check_tool_names(tools: Sequence[AnyTool], error: type[Exception]) -> None:
-    """Raise ``error`` when two tools share a name."""
+    """Raise ``error`` when two function tools share a name (provider tools are checked by
+    the wire they go to)."""
     seen: set[str] = set()
     for t in tools:
+        if not isinstance(t, Tool):
+            continue
         if t.name in seen:
             raise error(f"Duplicate tool name {t.name!r}: tool names must be unique")
         seen.add(t.name)
@@ -331,10 +348,25 @@ def to_image_part(image: ImagePart | bytes | str) -> ImagePart:
     raise ValueError(f"Unsupported image: {type(image).__name__}")
 
 
-def user(text: str, images: Iterable[ImagePart | bytes | str] = ()) -> UserMessage:
-    """A user message with text and optional images (ImagePart, bytes, data: or http(s) URL)."""
-    parts: list[TextPart | ImagePart] = [TextPart(text=text)]
+Document = Union[DocumentPart, bytes, str, Path]
+"""A ``documents=`` item: a DocumentPart, raw PDF bytes, a ``data:`` URL, an ``http(s)`` URL or
+a ``pathlib.Path``."""
+
+
+def user(
+    text: str,
+    images: Iterable[ImagePart | bytes | str] = (),
+    documents: Iterable[Document] = (),
+) -> UserMessage:
+    """A user message with text, optional images (ImagePart, bytes, data: or http(s) URL) and
+    optional documents (DocumentPart, PDF bytes, data: or http(s) URL, pathlib.Path).
+
+    Raises:
+        ValueError: An image or document of a kind llmkit does not recognise.
+    """
+    parts: list[Any] = [TextPart(text=text)]
     parts.extend(to_image_part(i) for i in images)
+    parts.extend(to_document_part(d) for d in documents)
     return UserMessage(content=parts)
 
 
@@ -343,10 +375,14 @@ def tool_result(
     text: str,
     images: Iterable[ImagePart | bytes | str] = (),
     is_error: bool = False,
+    *,
+    documents: Iterable[Document] = (),
 ) -> ToolResultMessage:
-    """The result message for ``call`` (its id and name are copied)."""
-    parts: list[TextPart | ImagePart] = [TextPart(text=text)]
+    """The result message for ``call`` (its id and name are copied), with optional images and
+    documents (as for :func:`user`)."""
+    parts: list[Any] = [TextPart(text=text)]
     parts.extend(to_image_part(i) for i in images)
+    parts.extend(to_document_part(d) for d in documents)
     return ToolResultMessage(
         tool_call_id=call.id, tool_name=call.name, content=parts, is_error=is_error
     )

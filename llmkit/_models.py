@@ -41,14 +41,27 @@ Platform = Literal["bedrock", "vertex"]
 
 
 class ModelCost(BaseModel):
-    """Prices in USD per million tokens."""
+    """Prices in USD per million tokens; ``None`` is an unknown price, ``0.0`` a free bucket.
+
+    A cost is only computed from known prices: usage in a bucket whose price is unknown makes
+    the cost unknown (``Usage.cost`` is ``None``), never guessed.
+
+    Attributes:
+        input: Uncached input.
+        output: Output (reasoning included).
+        cache_read: Input read from the prompt cache.
+        cache_write: Input written to the prompt cache (Anthropic: a 5-minute write).
+        cache_write_long: Input written to a long-lived cache entry (Anthropic: a 1-hour
+            write, ``cache="long"``), where the provider bills it at its own price.
+    """
 
     model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True)
 
-    input: float = 0.0
-    output: float = 0.0
-    cache_read: float = 0.0
-    cache_write: float = 0.0
+    input: float | None = None
+    output: float | None = None
+    cache_read: float | None = None
+    cache_write: float | None = None
+    cache_write_long: float | None = None
 
 
 class Model(BaseModel):
@@ -67,9 +80,25 @@ class Model(BaseModel):
         api_key_env: Environment variable holding the key; defaults from the provider profile.
             ``None`` with ``api_key_required=False`` for local servers that need no key.
         api_key_required: Whether a missing key is an error (False for local servers).
-        input: ``["text"]`` or ``["text", "image"]``.
+        input: What the model reads: ``"text"``, and ``"image"`` and ``"pdf"`` where it can (a
+            PDF document to a model without ``"pdf"`` is a placeholder, ``document_omitted``).
         reasoning: Whether the model reasons (accepts the ``reasoning`` option).
         strict_tools: Whether strict tool schemas are supported.
+        structured_output: Whether ``response_format`` can be honoured. ``None``: the wire
+            decides (OpenAI and Gemini wires: yes; Anthropic: Claude 4.5 and later, by id).
+        forced_tool_choice: Whether ``tool_choice`` may force tool use (``"required"`` or a
+            named tool). ``False`` (a model that answers 400 to it): a forced choice is sent as
+            ``"auto"`` and reported (``option_unsupported``).
+        long_cache: Whether ``cache="long"`` can be honoured (Anthropic 1-hour breakpoints;
+            OpenAI 24-hour retention). ``None``: the wire decides (Anthropic: yes; OpenAI: where
+            the server takes prompt-cache options, ``compat.supports_prompt_cache``).
+        cache_points: Whether ``CachePoint`` s become explicit breakpoints on OpenAI wires
+            (``prompt_cache_breakpoint``, ``prompt_cache_options``: gpt-5.6 and later). Anthropic
+            always takes them; other wires cache prefixes automatically and ignore them.
+        eager_input_streaming: Whether ``stream_tool_arguments=True`` can be honoured
+            (Anthropic ``eager_input_streaming``; Gemini ``streamFunctionCallArguments``).
+            ``None``: the wire decides (Anthropic: Claude 4.5 and later, by id; Gemini: on
+            Vertex AI only).
         context_window: Tokens of context, when known.
         max_output_tokens: Output limit, when known (used as the default ``max_tokens``
             where the wire API requires one).
@@ -94,9 +123,14 @@ class Model(BaseModel):
     base_url: str = ""
     api_key_env: str | None = None
     api_key_required: bool = True
-    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])  # type: ignore[arg-type]
+    input: list[Literal["text", "image", "pdf"]] = Field(default_factory=lambda: ["text"])  # type: ignore[arg-type]
     reasoning: bool = False
     strict_tools: bool = False
+    structured_output: bool | None = None
+    forced_tool_choice: bool = True
+    long_cache: bool | None = None
+    cache_points: bool = False
+    eager_input_streaming: bool | None = None
     context_window: int | None = None
     max_output_tokens: int | None = None
     cost: ModelCost = Field(default_factory=ModelCost)
@@ -126,18 +160,40 @@ class Model(BaseModel):
                 merged["compat"] = {**profile["compat"], **compat}
         return merged
 
-    def cost_of(self, usage: Usage) -> float | None:
+    def cost_of(self, usage: Usage, *, long_writes: int = 0) -> float | None:
         """USD for ``usage`` at this model's prices, each token billed once: cache reads and
-        writes at their own prices, the rest of the input at the input price. ``None`` when
-        the counts needed are missing or the model has no prices."""
+        writes at their own prices, the rest of the input at the input price.
+
+        Args:
+            usage: The counts.
+            long_writes: How many of ``usage.cache_write`` went to long-lived (Anthropic
+                1-hour) cache entries, billed at ``cost.cache_write_long``.
+
+        Returns:
+            The cost, or ``None`` when a count needed is missing or a bucket with tokens in it
+            has no known price (an unknown price is never taken as free).
+        """
         c = self.cost
-        if usage.input is None or usage.output is None or not (c.input or c.output):
+        if usage.input is None or usage.output is None:
             return None
         read = usage.cache_read or 0
         write = usage.cache_write or 0
-        plain = max(usage.input - read - write, 0)
-        total = plain * c.input + read * c.cache_read + write * c.cache_write
-        total += usage.output * c.output
+        long = min(max(long_writes, 0), write)
+        buckets = (
+            (max(usage.input - read - write, 0), c.input),
+            (read, c.cache_read),
+            (write - long, c.cache_write),
+            (long, c.cache_write_long),
+            (usage.output, c.output),
+        )
+        total = 0.0
+        for tokens, price in buckets:
+            if tokens:
+                if price is None:
+                    return None
+                total += tokens * price
+        if c.input is None and c.output is None:
+            return None  # no prices at all: nothing is known, not even "free"
         return total / 1_000_000
 
 

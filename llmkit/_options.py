@@ -22,10 +22,17 @@ if TYPE_CHECKING:
     import httpx
     from pydantic import BaseModel
 
-__all__ = ["REASONING_LEVELS", "RequestOptions", "TransportSettings", "check_options"]
+__all__ = [
+    "CACHE_LEVELS",
+    "REASONING_LEVELS",
+    "RequestOptions",
+    "TransportSettings",
+    "check_options",
+]
 
 Reasoning = Literal["off", "minimal", "low", "medium", "high"]
 REASONING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high")
+CACHE_LEVELS: tuple[str, ...] = ("off", "short", "long")
 ToolChoice = Literal["auto", "none", "required"] | dict[str, str]
 
 
@@ -69,6 +76,21 @@ class RequestOptions(TypedDict, total=False):
 
     provider_options: dict[str, Any]
     """Provider-specific body fields, merged into the JSON body last (they win)."""
+
+    cache: Literal["off", "short", "long"]
+    """Prompt caching: ``"short"`` the provider's default lifetime (Anthropic's top-level
+    ``cache_control``; automatic on OpenAI and Gemini), ``"long"`` the longest it offers
+    (Anthropic's 1-hour ``ttl``, OpenAI's 24-hour retention), ``"off"`` none where it can be
+    turned off. What a wire or model cannot honour is reported (``option_unsupported``)."""
+
+    cache_key: str
+    """Routes requests sharing a prompt prefix to the same cache (OpenAI ``prompt_cache_key``);
+    reported where a wire has no such key."""
+
+    stream_tool_arguments: bool
+    """Stream tool arguments as they are generated (Anthropic ``eager_input_streaming`` per
+    tool, Gemini on Vertex AI ``streamFunctionCallArguments``; OpenAI always streams them);
+    reported where it cannot be asked for."""
 
     api_key: str
     """The key; default: the provider's environment variable (e.g. ``OPENAI_API_KEY``)."""
@@ -214,6 +236,12 @@ def _check_body(name: str, value: Any) -> Any:
         _check_response_format(value)
     elif name == "provider_options" and not isinstance(value, dict):
         raise _refuse(name, value, "a dict of body fields")
+    elif name == "cache" and value not in CACHE_LEVELS:
+        raise _refuse(name, value, "one of " + ", ".join(map(repr, CACHE_LEVELS)))
+    elif name == "cache_key" and not (isinstance(value, str) and value):
+        raise _refuse(name, value, "a non-empty string")
+    elif name == "stream_tool_arguments" and not isinstance(value, bool):
+        raise _refuse(name, value, "True or False")
     return value
 
 

@@ -43,11 +43,16 @@ class Pipeline:
         diagnostics: list[Diagnostic] | None = None,
         max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
         secret: str | None = None,
+        structured_output: bool = False,
     ) -> None:
         adapter = _wire.adapter(model.api)
         self.model = model
         self.asm = Assembler(
-            model, tool_names=tool_names, request_diagnostics=diagnostics, secret=secret
+            model,
+            tool_names=tool_names,
+            request_diagnostics=diagnostics,
+            secret=secret,
+            structured_output=structured_output,
         )
         sink: DeltaSink = self.asm
         self.frames: FrameDecoder = adapter.frames(max_event_size)

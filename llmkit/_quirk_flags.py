@@ -52,6 +52,12 @@ class OpenAIChatCompat(BaseModel):
     supports_store: bool = False
     """Send ``store: false`` (OpenAI). Cerebras, xAI, DeepSeek, z.ai and LiteLLM reject it."""
 
+    supports_prompt_cache: bool = False
+    """The prompt-cache fields may be sent: ``prompt_cache_key`` (the ``cache_key`` option) and
+    ``prompt_cache_retention`` (``cache="long"``). api.openai.com (its profile sets it); other
+    servers reject or ignore unknown fields, so ``cache_key`` and ``cache="long"`` are reported
+    there. Also read by the ``openai-responses`` adapter."""
+
     thinking_format: ThinkingFormat = "openai"
     """How the ``reasoning`` option is sent: ``openai`` → ``reasoning_effort``; ``deepseek`` →
     ``thinking: {type}`` + ``reasoning_effort``; ``zai`` → ``thinking: {type}``; ``qwen`` →

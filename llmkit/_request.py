@@ -6,17 +6,20 @@ only network call, made by ``_auth``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import httpx
 
 from . import _auth, _wire
+from ._diagnostics import Diagnostic
 from ._messages import Context
 from ._models import Model
 from ._options import TransportSettings
 from ._version import __version__
 from ._wire.contract import Options
 
-__all__ = ["api_key", "build"]
+__all__ = ["api_key", "build", "finish"]
 
 
 api_key = _auth.api_key  # kept importable from here
@@ -29,6 +32,21 @@ def build(
     the credential it carries (for redaction)."""
     adapter = _wire.adapter(model.api)
     body, diagnostics = adapter.build(model, context, body_opts, stream=stream)
+    return finish(
+        model, body, diagnostics, tr, lambda base: adapter.url(model, base, stream=stream), stream
+    )
+
+
+def finish(
+    model: Model,
+    body: dict[str, Any],
+    diagnostics: list[Diagnostic],
+    tr: TransportSettings,
+    url: Callable[[str], str],
+    stream: bool,
+) -> tuple[httpx.Request, str | None]:
+    """A wire's body as the HTTP request: ``on_request``, the endpoint (``url`` of the resolved
+    base URL) and credential from :mod:`llmkit._auth`, the headers, then authentication."""
     on_request = tr.get("on_request")
     if on_request is not None:
         replaced = on_request(body)
@@ -39,12 +57,12 @@ def build(
         "content-type": "application/json",
         "accept": "text/event-stream" if stream else "application/json",
         "user-agent": f"llmkit/{__version__}",
-        **adapter.headers(model, access.key),
+        **_wire.adapter(model.api).headers(model, access.key),
         **(tr.get("headers") or {}),
     }
     request = httpx.Request(
         "POST",
-        adapter.url(model, access.base_url, stream=stream),
+        url(access.base_url),
         headers=headers,
         content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
         extensions={"llmkit.diagnostics": diagnostics},

@@ -41,6 +41,7 @@ from ._transport import (
     send_plan,
     start_body,
 )
+from ._wire.features import function_tools
 
 __all__ = ["AsyncEventStream", "EventStream"]
 
@@ -104,10 +105,11 @@ class Exchange:
         self.client: Any = client
         self.pipeline = Pipeline(
             model,
-            tool_names=frozenset(t.name for t in context.tools),
+            tool_names=frozenset(t.name for t in function_tools(context)),
             diagnostics=cast(list[Diagnostic], self.request.extensions["llmkit.diagnostics"]),
             max_event_size=tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE),
             secret=key,
+            structured_output=body_opts.response_format is not None,
         )
         self.response: httpx.Response | None = None
 

@@ -18,10 +18,21 @@ Wire APIs served (``FakeProvider(api=...)``), each streamed when the request ask
 - ``bedrock-converse``: ``POST {base_url}/model/{modelId}/converse-stream`` (binary AWS event
   stream) and ``/converse``
 
+and the token-counting endpoints of the wires that have one (``count_tokens``):
+``{base_url}/messages/count_tokens``, ``{base_url}/responses/input_tokens`` and
+``{base_url}/models/{model}:countTokens``, answered by the fake itself (no scripted reply is
+used) with ``count_tokens(request)`` — by default about four characters a token.
+
 ``FakeProvider(api=..., platform="vertex")`` serves Vertex AI's URL shapes instead (Gemini
 ``…/projects/{p}/locations/{l}/publishers/google/models/{m}:streamGenerateContent``, Claude
 ``…/publishers/anthropic/models/{m}:streamRawPredict``, with an OAuth bearer token); its
 ``model()`` is a ``platform="vertex"`` model, as ``platform="bedrock"`` gives a Bedrock one.
+
+Like the real APIs, the fake refuses (HTTP 400, the wire's error shape, no scripted reply used)
+what they refuse before generating: a PDF document or an image to a model that cannot read it
+(``input=``), Anthropic ``cache_control`` on an empty text block or on more than 4 blocks, a
+1-hour breakpoint after a 5-minute one, an OpenAI ``file_data`` without its ``filename``, and a
+hosted-tool type the wire does not know. So a user's tests catch those requests too.
 
 On ``openai-chat`` the fake can also stream like another OpenAI-compatible server, quirks
 included: ``FakeProvider(replies, emulate="ollama")`` (see
@@ -65,6 +76,7 @@ from collections.abc import Iterable, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ._fake.counting import Counter, estimate
 from ._fake.encoding import WireEncoder
 from ._fake.openai_chat import OpenAIChatEncoder
 from ._fake.script import FakeError, FakeReply, FakeRequest, FakeToolCall, Responder, ScriptItem
@@ -187,6 +199,11 @@ class FakeProvider:
         platform: ``"vertex"`` (``api="gemini"`` or ``"anthropic-messages"``: Vertex AI's
             paths under ``base_url`` = ``…/v1/projects/fake-project/locations/us-central1``)
             or ``"bedrock"`` (``api="bedrock-converse"``); ``model()`` carries it.
+        input: What the fake model reads (``Model.input`` values): a request carrying a PDF
+            document without ``"pdf"`` here, or an image without ``"image"``, is refused with
+            the real API's 400. Everything by default.
+        count_tokens: The answer of the token-counting endpoints, from the request
+            (default: about four characters a token over every string in the body).
 
     Raises:
         ValueError: ``api`` is not a wire API the fake speaks, or ``emulate`` names a server
@@ -204,6 +221,8 @@ class FakeProvider:
         host: str = "127.0.0.1",
         emulate: str | None = None,
         platform: Platform | None = None,
+        input: Iterable[str] = ("text", "image", "pdf"),
+        count_tokens: Counter = estimate,
     ) -> None:
         if platform is not None and api not in _PLATFORM_APIS.get(platform, ()):
             raise ValueError(f"platform={platform!r} does not carry api={api!r}")
@@ -219,13 +238,18 @@ class FakeProvider:
         self._script: _Script | None = None
         if not callable(replies):
             replies = self._script = _Script(replies)
+        common: dict[str, Any] = {
+            "api": api,
+            "api_key": api_key,
+            "require_key": require_key,
+            "reads": frozenset(input),
+            "count": count_tokens,
+        }
         if emulate is None:
-            self._server = Server(replies, api=api, api_key=api_key, require_key=require_key)
+            self._server = Server(replies, **common)
             return
         encoder = OpenAIChatEncoder(profile(emulate))  # ValueError for an unknown name
-        self._server = _EmulatingServer(
-            replies, api=api, api_key=api_key, require_key=require_key, encoder=encoder
-        )
+        self._server = _EmulatingServer(replies, encoder=encoder, **common)
 
     def script(self, *items: ScriptItem) -> None:
         """Append replies to the script, also while the fake is serving.

@@ -40,3 +40,36 @@ def validate_gemini(body: dict[str, Any]) -> None:
     roles = [c["role"] for c in body["contents"]]
     for previous, role in itertools.pairwise(roles):
         assert not (previous == role == "model"), roles  # model turns never follow each other
+
+
+def _materialize(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _materialize(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "ValidatorIterator":
+        return [_materialize(v) for v in value]
+    return value
+
+
+def _unknown_keys(sent: Any, kept: Any, path: str = "") -> list[str]:
+    # A TypedDict drops the keys it does not define: whatever the SDK type did not keep is a
+    # key that does not exist in the official request shape (a misspelt or invented field).
+    if isinstance(sent, dict) and isinstance(kept, dict):
+        out = [f"{path}.{k}" for k in sent if k not in kept]
+        for k in sent:
+            if k in kept:
+                out += _unknown_keys(sent[k], kept[k], f"{path}.{k}")
+        return out
+    if isinstance(sent, list) and isinstance(kept, list) and len(sent) == len(kept):
+        return [
+            p
+            for i, (a, b) in enumerate(zip(sent, kept, strict=True))
+            for p in _unknown_keys(a, b, f"{path}[{i}]")
+        ]
+    return []
+
+
+def unknown_keys(adapter: TypeAdapter[Any], body: dict[str, Any]) -> list[str]:
+    """Validate ``body`` with an SDK request type and list the keys the type does not define
+    (``consume`` alone cannot see them: TypedDicts ignore extras). Free-form values (a JSON
+    Schema, tool ``input``) are dicts the SDK keeps whole, so they are not flagged."""
+    return _unknown_keys(body, _materialize(adapter.validate_python(body)))

@@ -69,7 +69,13 @@ def test_entry_validates_as_model(entry: dict[str, Any]) -> None:
     model = llmkit.Model.model_validate(entry)
     assert (model.provider, model.id) == (entry["provider"], entry["id"])
     assert set(entry) >= REQUIRED, f"missing {REQUIRED - set(entry)}"
-    assert set(entry["cost"]) <= {"input", "output", "cache_read", "cache_write"}
+    assert set(entry["cost"]) <= {
+        "input",
+        "output",
+        "cache_read",
+        "cache_write",
+        "cache_write_long",
+    }
 
 
 def test_provider_id_pairs_are_unique() -> None:
@@ -116,7 +122,7 @@ def test_numbers_are_sane(entry: dict[str, Any]) -> None:
     assert isinstance(ctx, int) and ctx > 0
     assert isinstance(out, int) and out > 0
     assert out <= ctx
-    assert entry["input"] in (["text"], ["text", "image"])
+    assert entry["input"] in (["text"], ["text", "image"], ["text", "image", "pdf"])
     assert isinstance(entry["reasoning"], bool) and isinstance(entry["strict_tools"], bool)
     cost = entry["cost"]
     assert all(isinstance(v, (int, float)) and v >= 0 for v in cost.values())
@@ -136,6 +142,9 @@ def test_anthropic_cache_writes_are_one_and_a_quarter_times_input() -> None:
         if e["provider"] == "anthropic" or "anthropic.claude" in e["id"]:
             c = e["cost"]
             assert c["cache_write"] == pytest.approx(1.25 * c["input"]), _name(e)
+            if e["provider"] in ("anthropic", "vertex-anthropic") or "cache_write_long" in c:
+                # 1-hour writes; Bedrock's price for them is unknown here (None, not 0)
+                assert c["cache_write_long"] == pytest.approx(2 * c["input"]), _name(e)
             assert c["cache_read"] < c["input"], _name(e)
 
 
@@ -221,3 +230,77 @@ def test_catalogue_is_not_loaded_at_import() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+# -- prices: unknown is not free, and a 1-hour cache write has its own price (issue #14) -------
+
+
+def _priced(**cost: float | None) -> llmkit.Model:
+    return llmkit.Model(
+        provider="x", id="y", api="anthropic-messages", base_url="http://h", cost=cost
+    )
+
+
+def test_an_unknown_price_is_not_a_zero_one() -> None:
+    usage = llmkit.Usage(input=1_000, output=100, cache_read=400)
+    assert _priced().cost_of(usage) is None  # nothing known
+    assert _priced(input=0.0, output=0.0, cache_read=0.0).cost_of(usage) == 0.0  # free
+    # a cache read with no known read price makes the cost unknown, never billed as free
+    assert _priced(input=1.0, output=2.0).cost_of(usage) is None
+    assert _priced(input=1.0, output=2.0).cost_of(llmkit.Usage(input=1_000, output=100)) == (
+        pytest.approx((1_000 * 1.0 + 100 * 2.0) / 1e6)
+    )
+    assert llmkit.ModelCost().input is None
+
+
+def test_one_hour_cache_writes_are_priced_at_their_own_price() -> None:
+    model = llmkit.get_model("anthropic", "claude-sonnet-5-5")
+    c = model.cost
+    usage = llmkit.Usage(input=10_000, output=100, cache_write=6_000)
+    expected = (
+        4_000 * c.input + 2_000 * c.cache_write + 4_000 * c.cache_write_long + 100 * c.output
+    ) / 1e6
+    assert model.cost_of(usage, long_writes=4_000) == pytest.approx(expected)
+    assert _priced(input=1.0, output=2.0, cache_write=1.25).cost_of(usage, long_writes=1) is None
+
+
+def test_the_anthropic_stream_prices_its_1h_writes() -> None:
+    model = llmkit.get_model("anthropic", "claude-sonnet-5-5")
+    usage = {
+        "input_tokens": 10,
+        "cache_creation_input_tokens": 3000,
+        "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 1000, "ephemeral_1h_input_tokens": 2000},
+        "output_tokens": 5,
+    }
+    events = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": model.id,
+                "content": [],
+                "stop_reason": None,
+                "usage": usage,
+            },
+        },
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}},
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 5},
+        },
+        {"type": "message_stop"},
+    ]
+    raw = b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+    message = list(llmkit.parse_stream(model, [raw]))[-1].message
+    c = model.cost
+    expected = (
+        10 * c.input + 1000 * c.cache_write + 2000 * c.cache_write_long + 5 * c.output
+    ) / 1e6
+    assert message.usage.cache_write == 3000
+    assert message.usage.cost == pytest.approx(expected)

@@ -10,7 +10,11 @@ signatures and signature carriers), and tool calls whose ids come in many format
 ids, unicode, and empty-looking but valid ids such as ``" "``, ``"0"`` or ``"\\u200b"``), each
 turn's calls answered (in any order) or not by tool results with text, images and ``is_error``;
 tools with random valid JSON-schema parameters (nested objects, arrays, enums, ``$defs``/``$ref``
-including a recursive one, optional fields, strict or not); and random options.
+including a recursive one, optional fields, strict or not); and random options. The production
+features (docs/design.md §5) are drawn too: documents (PDF bytes, ``data:`` and ``https`` URLs, text
+documents with a title) and cache points in user turns and tool results, provider-hosted tools
+for every wire next to the function tools, hosted-tool output blocks (Responses items, Gemini
+code-execution parts), and the ``cache``, ``cache_key``, ``stream_tool_arguments`` options.
 
 For each wire, ``build_request`` must either raise ``InvalidRequestError`` for a documented
 reason (a strict tool the model cannot honour or strict mode cannot express, ``tool_choice``
@@ -18,7 +22,9 @@ naming an undeclared tool) or build a body that the official SDK's request types
 validators of the per-wire request tests), in which every call is answered by a result before
 the next turn, call and result ids match and fit the target's grammar (Anthropic, Gemini and
 Responses ``^[a-zA-Z0-9_-]{1,64}$``, OpenAI Chat at most 40 characters, Mistral exactly 9
-alphanumerics), images to a text-only model are placeholders (reported), unanswered calls are
+alphanumerics), images to a text-only model and PDFs to a model without ``"pdf"`` are
+placeholders (reported), no cache-point marker leaks, Anthropic gets at most 4 breakpoints and
+none on an empty block, a provider tool reaches only its own wire, unanswered calls are
 reported, the same context gives the same request (also after a JSON round trip of the
 context), and the context and options are left unmodified.
 """
@@ -38,6 +44,7 @@ from hypothesis import strategies as st
 
 import llmkit
 from llmkit._diagnostics import DIAGNOSTIC_KINDS
+from llmkit._fake.checks import refusal
 from tests.fuzzing import fuzz
 from tests.helpers import consume
 from tests.sdk import ANTHROPIC_PARAMS, CHAT_PARAMS, RESPONSES_PARAMS, validate_gemini
@@ -53,6 +60,7 @@ TARGETS: dict[str, dict[str, llmkit.Model]] = {
             input=["text", "image"],
             strict_tools=True,
         ),
+        "gpt-6.1-terra": llmkit.get_model("openai", "gpt-6.1-terra"),
         "mistral": llmkit.get_model("mistral", "mistral-large-4"),
         "deepseek": llmkit.get_model("deepseek", "deepseek-v4-pro"),
         "groq": llmkit.get_model("groq", "llama-3.3-70b-versatile"),
@@ -70,6 +78,7 @@ TARGETS: dict[str, dict[str, llmkit.Model]] = {
             strict_tools=True,
             input=["text", "image"],
         ),
+        "gpt-6.1-sol": llmkit.get_model("openai", "gpt-6.1-sol"),
         "lmstudio": llmkit.Model(
             provider="lmstudio",
             id="glm-4.7-flash",
@@ -94,8 +103,9 @@ TARGETS: dict[str, dict[str, llmkit.Model]] = {
             max_output_tokens=64000,
             reasoning=True,
             strict_tools=True,
-            input=["text", "image"],
+            input=["text", "image", "pdf"],
         ),
+        "sonnet-5-5": llmkit.get_model("anthropic", "claude-sonnet-5-5"),
         "proxy": llmkit.Model(
             provider="proxy",
             id="claude-x",
@@ -120,6 +130,7 @@ TARGETS: dict[str, dict[str, llmkit.Model]] = {
             input=["text", "image"],
         ),
         "2.0-flash": llmkit.Model(provider="google", id="gemini-2.0-flash", api="gemini"),
+        "3.8-flash": llmkit.get_model("google", "gemini-3.8-flash"),
     },
     "bedrock-converse": {
         "claude": llmkit.Model(
@@ -175,6 +186,19 @@ IMAGES = st.sampled_from(
         "https://example.com/fuzz/photo.jpeg?size=2",
         f"data:image/png;base64,{PNG_B64}",
         llmkit.ImagePart(url="https://example.com/fuzz/diagram", media_type="image/webp"),
+    ]
+)
+PDF = b"%PDF-1.7\n%fuzz\n"
+PDF_B64 = base64.b64encode(PDF).decode()
+PDF_URL = "https://example.org/fuzz/paper.pdf"
+DOCUMENTS = st.sampled_from(
+    [
+        PDF,
+        PDF_URL,
+        f"data:application/pdf;base64,{PDF_B64}",
+        llmkit.DocumentPart(data=PDF_B64, title="report.pdf"),
+        llmkit.DocumentPart(text="plain notes", media_type="text/markdown", title="notes.md"),
+        llmkit.DocumentPart(text="no title"),
     ]
 )
 TEXT = st.text(
@@ -314,7 +338,7 @@ def tools(draw: st.DrawFn) -> list[llmkit.Tool]:
     valid by construction, and :func:`test_generated_contexts_are_valid` checks that through
     ``Tool()``."""
     names = draw(st.lists(TOOL_NAMES, max_size=3, unique=True))
-    return [
+    declared: list[Any] = [
         llmkit.Tool.model_construct(
             name=n,
             description=draw(st.one_of(st.just(""), TEXT)),
@@ -323,18 +347,44 @@ def tools(draw: st.DrawFn) -> list[llmkit.Tool]:
         )
         for n in names
     ]
+    hosted = draw(st.lists(st.sampled_from(PROVIDER_TOOLS), max_size=2, unique_by=lambda t: t.api))
+    for t in hosted:  # provider tools anywhere among the function tools
+        declared.insert(draw(st.integers(0, len(declared))), t)
+    return declared
+
+
+PROVIDER_TOOLS = [
+    llmkit.ProviderTool(
+        "anthropic-messages", {"type": "web_search_20250305", "name": "web_search", "max_uses": 2}
+    ),
+    llmkit.ProviderTool("openai-responses", {"type": "web_search"}),
+    llmkit.ProviderTool("openai-chat", {"type": "custom", "custom": {"name": "grammar_tool"}}),
+    llmkit.ProviderTool("gemini", {"google_search": {}}),
+]
 
 
 # --------------------------------------------------------------------------- messages
 
 
-def user_messages() -> st.SearchStrategy[llmkit.UserMessage]:
-    return st.builds(llmkit.user, TEXT, st.lists(IMAGES, max_size=2))
+@st.composite
+def user_messages(draw: st.DrawFn) -> llmkit.UserMessage:
+    message = llmkit.user(
+        draw(TEXT),
+        draw(st.lists(IMAGES, max_size=2)),
+        draw(st.lists(DOCUMENTS, max_size=2)),
+    )
+    for _ in range(draw(st.integers(0, 2))):  # cache points anywhere, even first or twice
+        message.content.insert(draw(st.integers(0, len(message.content))), llmkit.CachePoint())
+    return message
 
 
 def result_content() -> st.SearchStrategy[list[Any]]:
     text = TEXT.map(lambda t: llmkit.TextPart(text=t))
-    return st.lists(st.one_of(text, text, text, IMAGES.map(_image_part)), max_size=3)
+    document = DOCUMENTS.map(lambda d: llmkit.user("", documents=[d]).content[1])
+    cache = st.just(llmkit.CachePoint())
+    return st.lists(
+        st.one_of(text, text, text, IMAGES.map(_image_part), document, cache), max_size=4
+    )
 
 
 def _image_part(image: Any) -> llmkit.ImagePart:
@@ -378,6 +428,15 @@ def thinking_parts(draw: st.DrawFn, api: str | None) -> list[llmkit.ThinkingPart
             llmkit.ThinkingPart(replay={"block": result}),
         ]
     if api == "openai-responses":
+        if draw(st.integers(0, 3)) == 0:  # a hosted tool's item (web search), done or cut
+            status = draw(st.sampled_from(["completed", "completed", "in_progress"]))
+            item = {
+                "type": "web_search_call",
+                "id": "ws_" + draw(_alnum(16)),
+                "status": status,
+                "action": {"type": "search", "query": draw(TEXT)},
+            }
+            return [llmkit.ThinkingPart(replay={"item": item})]
         replay: dict[str, Any] = {
             "id": "rs_" + draw(_alnum(16)),
             "summary": [{"type": "summary_text", "text": text}] if text else [],
@@ -386,7 +445,14 @@ def thinking_parts(draw: st.DrawFn, api: str | None) -> list[llmkit.ThinkingPart
             replay["encrypted_content"] = "gAAAA" + draw(B64)
         return [llmkit.ThinkingPart(thinking=text, replay=replay)]
     if api == "gemini":
-        kind = draw(st.sampled_from(["thought", "thought", "carrier", "carrier_next"]))
+        kind = draw(st.sampled_from(["thought", "thought", "carrier", "carrier_next", "hosted"]))
+        if kind == "hosted":  # code execution's parts, kept whole (signature inside)
+            code = {"executableCode": {"language": "PYTHON", "code": draw(TEXT)}}
+            result = {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": draw(TEXT)}}
+            return [
+                llmkit.ThinkingPart(replay={"gemini": "part", "part": code}),
+                llmkit.ThinkingPart(replay={"gemini": "part", "part": result}),
+            ]
         if kind == "thought":
             return [llmkit.ThinkingPart(thinking=text, signature=draw(st.one_of(st.none(), B64)))]
         carrier: dict[str, Any] = {"gemini": "signature"}
@@ -492,7 +558,7 @@ def contexts(draw: st.DrawFn) -> llmkit.Context:
     """A valid conversation: turns alternate, and each assistant turn's calls are answered (in
     any order) by results right after it, or some of them are left unanswered."""
     declared = draw(tools())
-    names = [t.name for t in declared]
+    names = [t.name for t in declared if isinstance(t, llmkit.Tool)]
     used: set[str] = set()
     messages: list[Any] = [draw(user_messages())]
     for _ in range(draw(st.integers(0, 4))):
@@ -550,6 +616,12 @@ def options(draw: st.DrawFn, names: list[str]) -> dict[str, Any]:
         opts["reasoning"] = draw(st.sampled_from(["off", "minimal", "low", "medium", "high"]))
     if draw(st.integers(0, 5)) == 0:
         opts["response_format"] = draw(parameters())
+    if draw(st.integers(0, 2)) == 0:
+        opts["cache"] = draw(st.sampled_from(["off", "short", "long"]))
+    if draw(st.integers(0, 4)) == 0:
+        opts["cache_key"] = draw(st.text(min_size=1, max_size=12))
+    if draw(st.integers(0, 4)) == 0:
+        opts["stream_tool_arguments"] = draw(st.booleans())
     return opts
 
 
@@ -781,6 +853,40 @@ def check_body(model: llmkit.Model, context: llmkit.Context, request: Any) -> No
     }
     orphans = {d.tool_call_id for d in diagnostics if d.kind == "orphan_tool_call"}
     assert orphans == unanswered, f"orphan_tool_call reported {orphans}, unanswered {unanswered}"
+    check_features(model, context, body, diagnostics)
+
+
+def check_features(
+    model: llmkit.Model, context: llmkit.Context, body: dict[str, Any], diagnostics: list[Any]
+) -> None:
+    """The production features (docs/design.md §5) on the wire."""
+    text = json.dumps(body)
+    # what the fake provider refuses as the real API would, llmkit never sends
+    assert refusal(model.api, body, model.input) is None, refusal(model.api, body, model.input)
+    assert '"type": "cache_point"' not in text, "a CachePoint marker leaked onto the wire"
+    pdfs = [
+        p
+        for m in context.messages
+        if not isinstance(m, llmkit.AssistantMessage)
+        for p in m.content
+        if isinstance(p, llmkit.DocumentPart) and p.is_pdf
+    ]
+    if pdfs and "pdf" not in model.input:
+        assert PDF_B64 not in text and PDF_URL not in text
+        assert any(d.kind == "document_omitted" for d in diagnostics)
+    if model.api == "openai-chat":
+        assert PDF_URL not in text  # Chat takes no file URL
+    if model.api == "anthropic-messages":
+        marks = text.count('"cache_control"')
+        assert marks <= 4, f"{marks} breakpoints"
+    # a breakpoint may sit on a provider tool (a cache point first in the conversation)
+    sent = [{k: v for k, v in t.items() if k != "cache_control"} for t in body.get("tools") or []]
+    for t in context.tools:
+        if isinstance(t, llmkit.ProviderTool):
+            assert (t.spec in sent) == (t.api == model.api), (t.api, model.api)
+    if model.api == "openai-responses":
+        for item in body["input"]:
+            assert item.get("status") != "in_progress", "an incomplete hosted item was replayed"
 
 
 def refusal_is_documented(
@@ -793,10 +899,14 @@ def refusal_is_documented(
     if "tool_choice names" in text:
         assert isinstance(choice, dict) and choice["name"] not in {t.name for t in context.tools}
     elif "is strict, but" in text:
-        assert any(t.strict for t in context.tools)
+        assert any(getattr(t, "strict", False) for t in context.tools)
+    elif "says nothing about its type" in text:  # Anthropic structured output needs types
+        assert model.api == "anthropic-messages" and "response_format" in opts
+    elif "a provider tool and a function tool share it" in text:
+        assert any(isinstance(t, llmkit.ProviderTool) for t in context.tools)
     elif "cannot be sent in OpenAI strict mode" in text:
         assert model.api in ("openai-chat", "openai-responses")
-        assert any(t.strict for t in context.tools) or "response_format" in opts
+        assert any(getattr(t, "strict", False) for t in context.tools) or "response_format" in opts
     else:
         raise AssertionError(f"InvalidRequestError for an undocumented reason: {text}")
 
@@ -809,7 +919,7 @@ def must_refuse(model: llmkit.Model, context: llmkit.Context, opts: dict[str, An
     strict_ok = model.strict_tools
     if model.api in ("openai-chat", "openai-responses"):  # compat servers may not take it
         strict_ok = strict_ok and model.compat.supports_strict
-    return any(t.strict for t in context.tools) and not strict_ok
+    return any(getattr(t, "strict", False) for t in context.tools) and not strict_ok
 
 
 def build(model: llmkit.Model, context: llmkit.Context, opts: dict[str, Any]) -> Any:
@@ -823,7 +933,9 @@ def test_random_contexts_build_valid_requests(wire: str, data: st.DataObject) ->
     name = data.draw(st.sampled_from(sorted(TARGETS[wire])), label="target")
     model = TARGETS[wire][name]
     context = data.draw(contexts(), label="context")
-    opts = data.draw(options([t.name for t in context.tools]), label="options")
+    opts = data.draw(
+        options([t.name for t in context.tools if isinstance(t, llmkit.Tool)]), label="options"
+    )
     before = context.model_dump_json()
     opts_before = json.dumps(opts, sort_keys=True)
     try:

@@ -44,6 +44,10 @@ BAD: dict[str, list[Any]] = {
     "headers": [{"a": 1}, [("a", "b")]],
     "on_request": ["not callable"],
     "on_response": [5],
+    "cache": ["forever", True, 1],
+    "cache_key": ["", 5],
+    "stream_tool_arguments": ["yes", 1],
+    "region": ["US East", "us_east_1", 5],
 }
 
 

@@ -30,9 +30,38 @@ APITimeoutError StreamError
 """.split()
 
 
+FEATURE_NAMES = """
+decode_output OutputValidationError CachePoint DocumentPart ProviderTool count_tokens
+acount_tokens tool_from_mcp tool_result_from_mcp
+""".split()
+"""docs/design.md §5 "Production features"."""
+
+
 def test_design_names_exist() -> None:
-    missing = [n for n in DESIGN_NAMES if not hasattr(llmkit, n)]
+    missing = [n for n in DESIGN_NAMES + FEATURE_NAMES if not hasattr(llmkit, n)]
     assert missing == []
+
+
+def test_feature_contract_shapes() -> None:
+    import typing
+
+    assert issubclass(llmkit.OutputValidationError, llmkit.LLMError)
+    assert llmkit.TextDelta(0, "x").partial_output is None
+    assert "pdf" in typing.get_args(llmkit.Model.model_fields["input"].annotation.__args__[0])
+    for fn in (llmkit.parse_stream, llmkit.aparse_stream):
+        assert "response_format" in inspect.signature(fn).parameters
+    assert set(inspect.signature(llmkit.user).parameters) == {"text", "images", "documents"}
+    assert llmkit.ProviderTool("gemini", {"google_search": {}}) == llmkit.ProviderTool(
+        api="gemini", spec={"google_search": {}}
+    )
+    assert "document_omitted" in typing.get_args(llmkit.DiagnosticKind)
+    for option in ("cache", "cache_key", "stream_tool_arguments"):
+        llmkit.build_request(
+            llmkit.Model(provider="x", id="y", api="openai-chat", base_url="http://h"),
+            llmkit.Context(messages=[llmkit.user("x")]),
+            api_key="k",
+            **{option: {"cache": "short", "cache_key": "k", "stream_tool_arguments": True}[option]},
+        )
 
 
 PUBLIC_MODULES = {"llmkit", "llmkit.testing", "llmkit.ui"}

@@ -33,6 +33,7 @@ from .._errors import LLMError, StreamError
 from .._events import (
     Done,
     Error,
+    OutputTextDelta,
     Start,
     TextDelta,
     TextEnd,
@@ -51,7 +52,7 @@ from .._messages import (
     Usage,
 )
 from .._redact import scrub
-from .blocks import CallSlot, TextBlock, ThinkingBlock
+from .blocks import CallSlot, Snapshots, TextBlock, ThinkingBlock
 from .reports import Reports
 from .tool_calls import ToolCalls
 
@@ -75,8 +76,15 @@ class Assembler:
         tool_names: frozenset[str] | None = None,
         request_diagnostics: list[Diagnostic] | None = None,
         secret: str | None = None,
+        structured_output: bool = False,
     ) -> None:
         self._secret = secret  # only ever used to redact it from errors
+        self._output: Snapshots | None = None
+        if structured_output:
+            # Every TextDelta then carries partial_output. Bound here, so that a stream
+            # without response_format runs exactly the plain text() below.
+            self._output = Snapshots()
+            self.text = self._output_text  # type: ignore[method-assign]
         self.model = model
         self.message: AssistantMessage | None = None  # set by the terminal event
         self.error: Exception | None = None
@@ -92,6 +100,7 @@ class Assembler:
         self._stop: StopReason | None = None
         self._finished = False
         self._usage: Usage | None = None
+        self._long_writes = 0
         self._provider_data: dict[str, Any] = {}
         self._done = False
         self._emit(Start(model.provider if model else None, model.id if model else None))
@@ -146,6 +155,29 @@ class Assembler:
             self._emit(TextStart(block.index))
         block.parts.append(delta)
         self._emit(TextDelta(block.index, delta))
+
+    def _output_text(self, delta: str, key: object = 0) -> None:
+        """:meth:`text` for a structured-output stream: the message text so far is also one
+        JSON value, read lazily by each event's ``partial_output``."""
+        if not delta or self._done:
+            return
+        if delta.__class__ is not str:
+            kept = self.reports.wrong_type("text", delta)
+            if not kept:
+                return
+            delta = kept
+        block = self._texts.get(key)
+        if block is None or not block.open:
+            block = TextBlock(key, len(self._blocks))
+            self._texts[key] = block
+            self._blocks.append(block)
+            self._emit(TextStart(block.index))
+        block.parts.append(delta)
+        output = self._output
+        assert output is not None
+        output.texts.append(delta)
+        k = len(output.texts)
+        self._emit(OutputTextDelta(block.index, delta, lambda: output.snapshot_at(k)))
 
     def thinking(
         self,
@@ -210,11 +242,13 @@ class Assembler:
         """The call at slot ``index`` is complete."""
         self.calls.end_tool_call(index)
 
-    def usage(self, usage: Usage) -> None:
-        """Usage so far; the last report holds."""
+    def usage(self, usage: Usage, *, long_cache_writes: int = 0) -> None:
+        """Usage so far; the last report holds (``long_cache_writes``: the part of the cache
+        writes that went to 1-hour entries, priced at ``cost.cache_write_long``)."""
         if self._done:
             return
         self._usage = usage
+        self._long_writes = long_cache_writes
         self._emit(UsageEvent(usage))
 
     def finish(self, raw: str | None, mapped: StopReason | None) -> None:
@@ -369,7 +403,7 @@ class Assembler:
                 content.append(block.part())
         usage = self._usage or Usage()
         if self.model is not None and usage.cost is None:
-            cost = self.model.cost_of(usage)
+            cost = self.model.cost_of(usage, long_writes=self._long_writes)
             if cost is not None:
                 usage = usage.model_copy(update={"cost": cost})
         m = self.model

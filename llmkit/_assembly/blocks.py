@@ -2,8 +2,10 @@
 
 ``TextBlock`` and ``ThinkingBlock`` collect their pieces; ``CallSlot`` is a tool-call slot with
 its incremental argument parser and the snapshots ``ToolCallDelta.partial_arguments`` reads.
-Plain slotted classes, no logic beyond their own state: the rules live in the assembler and its
-tool-call slots (:mod:`.tool_calls`).
+Both that parser and the one behind ``TextDelta.partial_output`` (structured output: the whole
+message text as one JSON value) are a :class:`Snapshots`: deltas kept, parsed lazily and only
+once, a snapshot per delta on demand. Plain slotted classes, no logic beyond their own state:
+the rules live in the assembler and its tool-call slots (:mod:`.tool_calls`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 from .._json.partial import ParseResult, PartialJSON, parse_arguments
 from .._messages import TextPart, ThinkingPart, ToolCall
 
-__all__ = ["CallSlot", "TextBlock", "ThinkingBlock"]
+__all__ = ["CallSlot", "Snapshots", "TextBlock", "ThinkingBlock"]
 
 
 class TextBlock:
@@ -50,49 +52,17 @@ class ThinkingBlock:
         )
 
 
-class CallSlot:
-    """One tool-call slot: a call being assembled from the deltas at one provider index."""
+class Snapshots:
+    """Text deltas parsed as one JSON value, lazily: the parser is fed only when a value is
+    asked for, each delta once, and a snapshot a caller holds never changes (the parser's
+    structural sharing, :mod:`llmkit._json.partial`). Total cost is linear in the text."""
 
-    __slots__ = (
-        "_parser",
-        "aliases",
-        "call",
-        "fed",
-        "id",
-        "index",
-        "late",
-        "late_at",
-        "missing_index",
-        "name",
-        "name_conflict",
-        "ordinal",
-        "parsed",
-        "pid",
-        "replay",
-        "snap_at",
-        "snap_value",
-        "started",
-        "texts",
-        "wire_index",
-    )
+    __slots__ = ("_parser", "late", "late_at", "parsed", "snap_at", "snap_value", "texts")
 
-    def __init__(self, wire_index: int, ordinal: int) -> None:
-        self.wire_index = wire_index
-        self.ordinal = ordinal
-        self.index = -1  # position in message.content, assigned when the call starts
-        self.pid = ""  # the provider's id (first non-empty)
-        self.aliases: set[str] = set()
-        self.id = ""
-        self.name = ""
-        self.name_conflict = False
-        self.missing_index = False
+    def __init__(self) -> None:
         self._parser = PartialJSON()
         self.parsed = 0  # deltas fed to the parser: it is fed only when a result is needed
-        self.fed = 0  # characters of argument text received
-        self.texts: list[str] = []  # the argument deltas
-        self.replay: dict[str, Any] | None = None
-        self.started = False
-        self.call: ToolCall | None = None  # set once finalised
+        self.texts: list[str] = []  # the deltas
         self.snap_at = -1
         self.snap_value: Any = None
         self.late: PartialJSON | None = None  # a second parser for snapshots read late
@@ -100,7 +70,7 @@ class CallSlot:
 
     @property
     def parser(self) -> PartialJSON:
-        """The argument parser, fed every delta received so far."""
+        """The parser, fed every delta received so far."""
         texts = self.texts
         if self.parsed < len(texts):
             feed = self._parser.feed
@@ -109,23 +79,8 @@ class CallSlot:
             self.parsed = len(texts)
         return self._parser
 
-    def raw(self) -> str:
-        """All the argument text received."""
-        return "".join(self.texts)
-
-    def finish(self, raw: str) -> ParseResult:
-        """The final classification of ``raw`` (this call's whole text).
-
-        While snapshots are still to be read, the parser is not fed the rest of the text (they
-        would then start a second parser): the text is classified on its own, which for strict
-        JSON — most calls — is one ``json.loads``.
-        """
-        if self.parsed < len(self.texts):
-            return parse_arguments(raw)
-        return self.parser.finish()
-
     def snapshot_at(self, k: int) -> Any:
-        """The partial value after the first ``k`` argument deltas.
+        """The partial value after the first ``k`` deltas.
 
         The parser is fed only when a value is asked for, and only up to the delta asked
         about: reading every delta's snapshot in order — on time, or late because the events
@@ -160,3 +115,54 @@ class CallSlot:
         value = parser.snapshot()
         self.snap_at, self.snap_value = k, value
         return value
+
+
+class CallSlot(Snapshots):
+    """One tool-call slot: a call being assembled from the deltas at one provider index."""
+
+    __slots__ = (
+        "aliases",
+        "call",
+        "fed",
+        "id",
+        "index",
+        "missing_index",
+        "name",
+        "name_conflict",
+        "ordinal",
+        "pid",
+        "replay",
+        "started",
+        "wire_index",
+    )
+
+    def __init__(self, wire_index: int, ordinal: int) -> None:
+        Snapshots.__init__(self)
+        self.wire_index = wire_index
+        self.ordinal = ordinal
+        self.index = -1  # position in message.content, assigned when the call starts
+        self.pid = ""  # the provider's id (first non-empty)
+        self.aliases: set[str] = set()
+        self.id = ""
+        self.name = ""
+        self.name_conflict = False
+        self.missing_index = False
+        self.fed = 0  # characters of argument text received
+        self.replay: dict[str, Any] | None = None
+        self.started = False
+        self.call: ToolCall | None = None  # set once finalised
+
+    def raw(self) -> str:
+        """All the argument text received."""
+        return "".join(self.texts)
+
+    def finish(self, raw: str) -> ParseResult:
+        """The final classification of ``raw`` (this call's whole text).
+
+        While snapshots are still to be read, the parser is not fed the rest of the text (they
+        would then start a second parser): the text is classified on its own, which for strict
+        JSON — most calls — is one ``json.loads``.
+        """
+        if self.parsed < len(self.texts):
+            return parse_arguments(raw)
+        return self.parser.finish()

@@ -272,6 +272,12 @@ def _usage(usage: Mapping[str, int], *, start: bool = False) -> dict[str, Any]:
         out["input_tokens"] = usage["input"] - (read or 0) - (write or 0)
     if write is not None:
         out["cache_creation_input_tokens"] = write
+        long = usage.get("cache_write_long")
+        if long is not None:  # the split Anthropic reports since 1-hour caching
+            out["cache_creation"] = {
+                "ephemeral_5m_input_tokens": write - long,
+                "ephemeral_1h_input_tokens": long,
+            }
     if read is not None:
         out["cache_read_input_tokens"] = read
     if "output" in usage:

@@ -23,8 +23,12 @@ __all__ = [
     "ScriptItem",
 ]
 
-USAGE_KEYS = frozenset({"input", "output", "cache_read", "cache_write", "reasoning"})
-"""The keys a scripted ``usage`` mapping may hold (llmkit's own ``Usage`` field names)."""
+USAGE_KEYS = frozenset(
+    {"input", "output", "cache_read", "cache_write", "cache_write_long", "reasoning"}
+)
+"""The keys a scripted ``usage`` mapping may hold: llmkit's own ``Usage`` field names, and
+``cache_write_long`` (how many of ``cache_write`` went to 1-hour entries; Anthropic's wire
+reports them in ``cache_creation.ephemeral_1h_input_tokens``, other wires have no such count)."""
 
 RawEvent = Union[str, Mapping[str, Any], bytes]
 """One entry of ``FakeReply.raw_events``: a data payload (``str`` verbatim, a mapping as JSON)
@@ -63,6 +67,7 @@ class FakeReply:
         finish_reason: The wire's raw finish reason. ``None`` gives ``"tool_calls"`` when there
             are tool calls and ``"stop"`` otherwise; any string is sent as given.
         usage: Token counts keyed ``input``, ``output``, ``cache_read``, ``cache_write``,
+            ``cache_write_long`` (the 1-hour part of ``cache_write``, Anthropic only),
             ``reasoning`` (``input`` includes cache reads, ``output`` includes reasoning, as in
             llmkit's ``Usage``); a key left out is left out on the wire too. ``None`` omits usage.
         chunk_size: Cut the HTTP body into socket writes of this many bytes, regardless of event

@@ -26,6 +26,8 @@ from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, Union
 
+from . import counting
+from .checks import refusal
 from .encoding import Rendered, ServeContext, WireEncoder, render
 from .script import FakeError, FakeReply, FakeRequest, Responder, ScriptItem
 
@@ -118,10 +120,14 @@ class Server:
         api: str,
         api_key: str,
         require_key: bool,
+        reads: frozenset[str] = frozenset({"text", "image", "pdf"}),
+        count: counting.Counter = counting.estimate,
     ) -> None:
         self.encoder = ENCODERS[api]
         self.api_key = api_key
         self.require_key = require_key
+        self.reads = reads  # what the fake model reads: a PDF (or image) beyond it is a 400
+        self.count = count  # answers the token-counting endpoints
         self.stop = threading.Event()
         self._responder: Responder | None = None
         self._replies: Iterator[ScriptItem] = iter(())
@@ -320,7 +326,8 @@ class _Handler(BaseHTTPRequestHandler):
         request = FakeRequest(self.command, self.path, headers, body, raw or b"")
         number = fake.record(request)
         ctx = ServeContext(number, int(time.time()), fake.next_call_id)
-        encoder = fake.route(self.command, self.path)
+        counted = counting.route(self.command, self.path)
+        encoder = ENCODERS[counted] if counted else fake.route(self.command, self.path)
         denied = None
         if encoder is not None and fake.require_key:
             denied = encoder.unauthorized(request, fake.api_key)
@@ -332,6 +339,13 @@ class _Handler(BaseHTTPRequestHandler):
         elif raw is None or not valid:
             error = "We could not parse the JSON body of your request."
             self._send_error(encoder, ctx, 400, encoder.error_body(400, error))
+        elif (why := refusal(encoder.api, body, fake.reads)) is not None:
+            # What the real API refuses before generating anything: no scripted item is used.
+            self._send_error(encoder, ctx, 400, encoder.error_body(400, why))
+        elif counted:
+            answer = counting.answer(counted, fake.count(request))
+            head = encoder.headers(ctx, stream=False, error=False)
+            self._send(Rendered(200, head, [answer], stream=False), FakeReply())
         elif isinstance(item := fake.next_item(request, number), str):
             self._send_error(encoder, ctx, 500, encoder.error_body(500, item))
         else:

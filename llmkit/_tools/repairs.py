@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from .._json.scanner import loads
 
 if TYPE_CHECKING:
-    from .arguments import _Problem
     from .extra_keys import Path
+    from .validation import _Problem
 
 __all__ = ["CHANGES", "apply", "fix", "lax_changes"]
 

@@ -9,7 +9,7 @@ import importlib
 from typing import TYPE_CHECKING, cast
 
 from .._models import Api
-from .contract import WireAdapter
+from .contract import TokenCounter, WireAdapter
 
 if TYPE_CHECKING:
     from . import anthropic_messages, bedrock_converse, gemini, openai_chat, openai_responses
@@ -22,8 +22,10 @@ if TYPE_CHECKING:
         gemini,
         bedrock_converse,
     )
+    # ... and the wires with a token-counting endpoint against that contract.
+    _COUNTING: tuple[TokenCounter, ...] = (openai_responses, anthropic_messages, gemini)
 
-__all__ = ["WireAdapter", "adapter"]
+__all__ = ["TokenCounter", "WireAdapter", "adapter", "counter"]
 
 _MODULES: dict[Api, str] = {
     "openai-chat": "openai_chat",
@@ -46,3 +48,12 @@ def adapter(api: Api) -> WireAdapter:
 
         raise InvalidRequestError(f"Unknown wire API {api!r}; known: {', '.join(_MODULES)}")
     return cast(WireAdapter, importlib.import_module(f"{__name__}.{name}"))
+
+
+def counter(api: Api) -> TokenCounter | None:
+    """The token-counting half of ``api``'s adapter, or ``None`` for a wire without a
+    counting endpoint."""
+    module = adapter(api)
+    if not hasattr(module, "count_url"):
+        return None
+    return cast(TokenCounter, module)

@@ -36,6 +36,7 @@ __all__ = [
     "Frame",
     "FrameDecoder",
     "Options",
+    "TokenCounter",
     "WireAdapter",
     "sse_frames",
 ]
@@ -53,6 +54,9 @@ class Options:
     parallel_tool_calls: bool | None = None
     reasoning: str | None = None
     response_format: Any = None
+    cache: str | None = None
+    cache_key: str | None = None
+    stream_tool_arguments: bool | None = None
     provider_options: dict[str, Any] | None = None
 
 
@@ -137,8 +141,10 @@ class DeltaSink(Protocol):
     def end_tool_call(self, index: int) -> None:
         """The call at slot ``index`` is complete (finalises it)."""
 
-    def usage(self, usage: Usage) -> None:
-        """Usage so far; the last report holds (merging partial reports is the decoder's job)."""
+    def usage(self, usage: Usage, *, long_cache_writes: int = 0) -> None:
+        """Usage so far; the last report holds (merging partial reports is the decoder's job).
+        ``long_cache_writes``: how many of ``usage.cache_write`` went to long-lived (Anthropic
+        1-hour) cache entries, priced at their own rate."""
 
     def provider_data(self, key: str, value: Any) -> None:
         """Provider-specific data kept verbatim on ``message.provider_data[key]``."""
@@ -207,4 +213,24 @@ class WireAdapter(Protocol):
     def decode_response(self, sink: DeltaSink, model: Model, body: Any, seed: str) -> None:
         """A whole (non-streamed) body, through the same deltas; ``seed`` (its text) makes
         synthesised ids deterministic. Ends the sink (``complete`` or ``fail``)."""
+        ...
+
+
+class TokenCounter(Protocol):
+    """A wire's token-counting endpoint (``count_tokens``): the adapters of the wires that
+    have one also satisfy this (see :func:`llmkit._wire.counter`)."""
+
+    def count_url(self, model: Model, base_url: str) -> str:
+        """The counting endpoint."""
+        ...
+
+    def count_body(
+        self, model: Model, context: Context, opts: Options
+    ) -> tuple[dict[str, Any], list[Diagnostic]]:
+        """The counting body: the call's own conversation mapping (messages, system, tools,
+        documents), without the generation-only fields the endpoint refuses."""
+        ...
+
+    def count_result(self, body: Any) -> int | None:
+        """The input-token count in the endpoint's answer (``None``: it holds none)."""
         ...

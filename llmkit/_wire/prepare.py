@@ -25,6 +25,8 @@ from .._messages import (
     ToolResultMessage,
     check_tool_names,
 )
+from .._tools.definition import Tool
+from .._tools.provider import ProviderTool
 
 __all__ = ["Prepared", "arguments_json", "check_tools", "prepare", "same_model"]
 
@@ -44,12 +46,24 @@ def same_model(message: AssistantMessage, provider: str, api: str, model_id: str
     return (message.provider, message.api, message.model) == (provider, api, model_id)
 
 
-def check_tools(context: Context, tool_choice: str | dict[str, Any] | None) -> None:
-    """Refuse duplicate tool names and a ``tool_choice`` naming an undeclared tool."""
+def check_tools(
+    context: Context, tool_choice: str | dict[str, Any] | None, api: str | None = None
+) -> None:
+    """Refuse duplicate tool names and a ``tool_choice`` naming an undeclared tool (a named
+    provider tool of the target ``api`` counts as declared, and may not share a function
+    tool's name)."""
     check_tool_names(context.tools, InvalidRequestError)
+    names = {t.name for t in context.tools if isinstance(t, Tool)}
+    for t in context.tools:
+        if isinstance(t, ProviderTool) and t.api == api and t.name is not None:
+            if t.name in names:
+                raise InvalidRequestError(
+                    f"Duplicate tool name {t.name!r}: a provider tool and a function tool share it"
+                )
+            names.add(t.name)
     if isinstance(tool_choice, dict):
         name = tool_choice.get("name")
-        if name not in {t.name for t in context.tools}:
+        if name not in names:
             raise InvalidRequestError(f"tool_choice names {name!r}, which is not a declared tool")
     elif tool_choice not in (None, "auto", "none", "required"):
         raise InvalidRequestError(

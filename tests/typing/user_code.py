@@ -40,6 +40,12 @@ def tools(call: llmkit.ToolCall) -> None:
     both: list[llmkit.Tool[Any]] = [weather, raw]
     llmkit.Context(tools=both)
     llmkit.Context(tools=[weather, raw])
+    # a list built beforehand (list[Tool[GetWeather]], list[UserMessage]) is taken as it is
+    mine = [weather]
+    messages = [llmkit.user("hi")]
+    context = llmkit.Context(tools=mine, messages=messages)
+    context.messages.append(llmkit.user("more"))  # the attributes are lists
+    context.tools.append(llmkit.ProviderTool("gemini", {"google_search": {}}))
 
 
 def options(model: llmkit.Model, context: llmkit.Context) -> None:
@@ -55,6 +61,13 @@ async def async_options(model: llmkit.Model, context: llmkit.Context) -> None:
     reply = await llmkit.acomplete(model, context, max_retries=0)
     assert_type(reply, llmkit.AssistantMessage)
     await llmkit.acomplete(model, context, max_retries="2")  # type: ignore[arg-type]
+
+
+def features(model: llmkit.Model, context: llmkit.Context, reply: llmkit.AssistantMessage) -> None:
+    llmkit.complete(model, context, cache="long", cache_key="k", stream_tool_arguments=True)
+    llmkit.complete(model, context, cache="forever")  # type: ignore[arg-type]
+    assert_type(llmkit.decode_output(GetWeather, reply), GetWeather)
+    assert_type(llmkit.count_tokens(model, context), int)
 
 
 def errors(model: llmkit.Model, context: llmkit.Context) -> None:

@@ -28,7 +28,8 @@ Decoding rules:
   ``message_delta``) are kept verbatim on ``message.provider_data``.
 - ``message_delta.usage`` is cumulative: output tokens overwrite, other fields are merged only
   when present (J2). Usage follows llmkit's convention: ``input`` = ``input_tokens`` + cache
-  reads + cache writes.
+  reads + cache writes; ``cache_creation.ephemeral_1h_input_tokens`` (1-hour writes) is passed
+  on so that the cost prices them at the model's 1-hour write price.
 - ``message_stop`` ends the stream; anything after it (a ``[DONE]`` from a proxy, A4) is
   ignored. ``event: error`` (e.g. ``overloaded_error`` after HTTP 200, A6/I2) ends it with an
   ``Error`` carrying the partial message. ``ping`` is ignored; other unknown events are
@@ -332,7 +333,10 @@ class Decoder:
         for key, value in usage.items():
             if value is not None:
                 self._usage[key] = value
-        self._sink.usage(_usage(self._usage))
+        # 1-hour cache writes (cache="long") are billed at their own price.
+        split = self._usage.get("cache_creation")
+        long = _int(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) else None
+        self._sink.usage(_usage(self._usage), long_cache_writes=long or 0)
 
     def _keep(self, fields: dict[str, Any]) -> None:
         # Kept verbatim on message.provider_data: which stop sequence matched, why a turn was

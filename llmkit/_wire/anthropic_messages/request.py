@@ -21,7 +21,14 @@ What the mapping guarantees (each change reported as a request-side diagnostic):
   :data:`DEFAULT_MAX_TOKENS` (reported as ``option_unsupported`` with ``details.default``);
 - ``reasoning`` becomes a thinking budget (``thinking.budget_tokens``) or, on models with
   adaptive thinking, ``thinking: {"type": "adaptive"}`` plus ``output_config.effort``;
-  sampling options thinking forbids are dropped (``option_unsupported``).
+  sampling options thinking forbids are dropped (``option_unsupported``);
+- documents are ``document`` blocks (base64, url or text source, ``title``; a PDF to a model
+  without ``"pdf"`` input is a placeholder, ``document_omitted``), also inside tool results;
+- ``cache`` and ``CachePoint`` s are ``cache_control`` (:mod:`.caching`); ``response_format`` is
+  ``output_config.format`` with the schema rewritten for Anthropic (:mod:`llmkit._schema.anthropic`)
+  on models that take it; ``stream_tool_arguments`` is ``eager_input_streaming`` on each tool;
+  provider tools for this wire are appended to ``tools`` verbatim; a forced ``tool_choice`` to a
+  model that refuses one is sent as ``auto`` (reported).
 """
 
 from __future__ import annotations
@@ -34,19 +41,30 @@ from ..._diagnostics import Diagnostic
 from ..._errors import InvalidRequestError
 from ..._messages import (
     AssistantMessage,
+    CachePoint,
     Context,
-    ImagePart,
+    DocumentPart,
     Message,
     TextPart,
     ThinkingPart,
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    UserPart,
 )
 from ..._models import Model
 from ..._tools.definition import Tool
 from ..contract import Options
+from ..features import (
+    forced_choice,
+    function_tools,
+    omit_document,
+    output_schema,
+    provider_tools,
+    reads_pdf,
+)
 from ..prepare import check_tools, prepare, same_model
+from .caching import MARK, control, place
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -100,6 +118,27 @@ def thinking_mode(model: Model) -> str:
     return "adaptive" if version >= (4, 6) else "budget"
 
 
+def supports_structured_output(model: Model) -> bool:
+    """Whether ``output_config.format`` may be sent (flag first, then the id: Claude 4.5 and
+    later, Opus 4.1, every Fable)."""
+    if model.structured_output is not None:
+        return model.structured_output
+    found = _claude_version(model.id)
+    if found is None:
+        return False
+    family, version = found
+    return family == "fable" or version >= (4, 5) or (family == "opus" and version >= (4, 1))
+
+
+def supports_eager_streaming(model: Model) -> bool:
+    """Whether tools may carry ``eager_input_streaming`` (flag first, then the id: Claude 4 and
+    later)."""
+    if model.eager_input_streaming is not None:
+        return model.eager_input_streaming
+    found = _claude_version(model.id)
+    return found is not None and (found[0] == "fable" or found[1] >= (4, 0))
+
+
 def supports_sampling(model: Model) -> bool:
     """Whether non-default temperature/top_p may be sent (flag first, then the id)."""
     if model.anthropic.supports_sampling is not None:
@@ -145,7 +184,7 @@ def build(
         InvalidRequestError: duplicate tool names, a ``tool_choice`` naming an undeclared
             tool, or a ``strict`` tool on a model without strict support.
     """
-    check_tools(context, opts.tool_choice)
+    check_tools(context, opts.tool_choice, model.api)
     prepared = prepare(context, "anthropic")
     diags = prepared.diagnostics
     body: dict[str, Any] = {"model": model.id}
@@ -154,9 +193,14 @@ def build(
     if context.system:
         body["system"] = context.system
     body["messages"] = _messages(prepared.messages, model, diags)
-    if context.tools:
-        body["tools"] = [_tool(t, model) for t in context.tools]
-    _options(body, model, context, opts, diags)
+    eager = _eager(model, opts, diags)
+    tools = [_tool(t, model, eager) for t in function_tools(context)]
+    # Copied: a cache breakpoint may be put on one, and the caller's spec is never modified.
+    tools += [dict(spec) for spec in provider_tools(context, model, diags)]
+    if tools:
+        body["tools"] = tools
+    _options(body, model, opts, diags)
+    place(body, control(model, opts, diags), diags, top_level=opts.cache in ("short", "long"))
     if stream:
         body["stream"] = True
     if opts.provider_options:
@@ -199,13 +243,17 @@ def _messages(
 
 
 def _user_content(
-    parts: Sequence[TextPart | ImagePart], model: Model, diags: list[Diagnostic]
+    parts: Sequence[UserPart], model: Model, diags: list[Diagnostic]
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for p in parts:
         if isinstance(p, TextPart):
             if p.text:  # Anthropic refuses empty text blocks
                 out.append({"type": "text", "text": p.text})
+        elif isinstance(p, CachePoint):
+            out.append({"type": MARK})  # becomes cache_control on the block before it
+        elif isinstance(p, DocumentPart):
+            out.append(_document(p, model, diags))
         elif "image" not in model.input:
             diags.append(
                 Diagnostic(
@@ -222,6 +270,22 @@ def _user_content(
     return out
 
 
+def _document(p: DocumentPart, model: Model, diags: list[Diagnostic]) -> dict[str, Any]:
+    if p.text is not None:
+        # The text source is text/plain whatever the text/* type (the only one Anthropic takes).
+        source: dict[str, Any] = {"type": "text", "media_type": "text/plain", "data": p.text}
+    elif not reads_pdf(model):
+        return {"type": "text", "text": omit_document(diags, model, p)}
+    elif p.url is not None:
+        source = {"type": "url", "url": p.url}
+    else:
+        source = {"type": "base64", "media_type": p.media_type, "data": p.data}
+    block: dict[str, Any] = {"type": "document", "source": source}
+    if p.title:
+        block["title"] = p.title
+    return block
+
+
 def _tool_result(m: ToolResultMessage, model: Model, diags: list[Diagnostic]) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": m.tool_call_id}
     if all(isinstance(p, TextPart) for p in m.content):
@@ -229,8 +293,10 @@ def _tool_result(m: ToolResultMessage, model: Model, diags: list[Diagnostic]) ->
         if text:
             block["content"] = text
     else:
-        # Images go inside the tool_result block on Anthropic (docs/design.md §4).
-        block["content"] = _user_content(m.content, model, diags)
+        # Images and documents go inside the tool_result block on Anthropic (docs/design.md §4).
+        content = _user_content(m.content, model, diags)
+        if content:
+            block["content"] = content
     if m.is_error:
         block["is_error"] = True
     return block
@@ -345,7 +411,23 @@ def _origin(m: AssistantMessage) -> str:
 # -- tools and options --------------------------------------------------------------------
 
 
-def _tool(t: Tool, model: Model) -> dict[str, Any]:
+def _eager(model: Model, opts: Options, diags: list[Diagnostic]) -> bool:
+    """Whether each tool asks for fine-grained input streaming (``stream_tool_arguments``)."""
+    if not opts.stream_tool_arguments:
+        return False
+    if supports_eager_streaming(model):
+        return True
+    diags.append(
+        Diagnostic(
+            kind="option_unsupported",
+            message=f"stream_tool_arguments was not sent: {model.id} has no eager input streaming",
+            details={"option": "stream_tool_arguments"},
+        )
+    )
+    return False
+
+
+def _tool(t: Tool, model: Model, eager: bool) -> dict[str, Any]:
     # The full JSON Schema is sent, $defs and nested objects included (Anthropic takes draft
     # 2020-12 as is; no dialect rewrite for Anthropic, QUIRKS H5).
     out: dict[str, Any] = {"name": t.name}
@@ -359,12 +441,12 @@ def _tool(t: Tool, model: Model) -> dict[str, Any]:
                 "strict tool schemas"
             )
         out["strict"] = True
+    if eager:
+        out["eager_input_streaming"] = True
     return out
 
 
-def _options(
-    body: dict[str, Any], model: Model, context: Context, opts: Options, diags: list[Diagnostic]
-) -> None:
+def _options(body: dict[str, Any], model: Model, opts: Options, diags: list[Diagnostic]) -> None:
     def unsupported(option: str, why: str, **details: Any) -> None:
         diags.append(
             Diagnostic(
@@ -390,7 +472,9 @@ def _options(
         )
     body["max_tokens"] = max_tokens
 
-    choice = _tool_choice(opts, context, unsupported)
+    choice = _tool_choice(
+        opts, forced_choice(model, opts, diags), bool(body.get("tools")), unsupported
+    )
     forced = choice is not None and choice["type"] in ("any", "tool")
     thinking = _reasoning(body, model, opts, max_tokens, forced, unsupported)
 
@@ -414,26 +498,44 @@ def _options(
     if choice is not None:
         body["tool_choice"] = choice
     if opts.response_format is not None:
+        _response_format(body, model, opts.response_format, diags, unsupported)
+    if opts.cache_key is not None:
+        unsupported("cache_key", "Anthropic keys its cache by the prompt prefix; it takes no key")
+
+
+def _response_format(
+    body: dict[str, Any], model: Model, fmt: Any, diags: list[Diagnostic], unsupported: _Report
+) -> None:
+    from ..._schema.anthropic import anthropic_output_schema
+
+    schema = output_schema(fmt, None)[1]  # no name on this wire
+    if not supports_structured_output(model):
         unsupported(
             "response_format",
-            "structured output is not mapped on anthropic-messages yet (it needs Anthropic's "
-            "own schema transform, QUIRKS H5); describe the format in the prompt or use a tool",
+            f"{model.id} takes no output_config.format (structured output); describe the "
+            "format in the prompt or use a tool",
         )
+        return
+    transformed, rewrites = anthropic_output_schema(schema, "response_format")
+    diags.extend(rewrites)
+    body.setdefault("output_config", {})["format"] = {"type": "json_schema", "schema": transformed}
 
 
-def _tool_choice(opts: Options, context: Context, unsupported: _Report) -> dict[str, Any] | None:
+def _tool_choice(
+    opts: Options, wanted: Any, has_tools: bool, unsupported: _Report
+) -> dict[str, Any] | None:
     choice: dict[str, Any] | None = None
-    if opts.tool_choice is not None:
-        if not context.tools:
+    if wanted is not None:
+        if not has_tools:
             unsupported("tool_choice", "the request declares no tools")
-        elif isinstance(opts.tool_choice, dict):
-            choice = {"type": "tool", "name": opts.tool_choice["name"]}
-        elif opts.tool_choice == "required":
+        elif isinstance(wanted, dict):
+            choice = {"type": "tool", "name": wanted["name"]}
+        elif wanted == "required":
             choice = {"type": "any"}
         else:
-            choice = {"type": opts.tool_choice}  # "auto" or "none"
+            choice = {"type": wanted}  # "auto" or "none"
     if opts.parallel_tool_calls is not None:
-        if not context.tools:
+        if not has_tools:
             unsupported("parallel_tool_calls", "the request declares no tools")
         elif choice is not None and choice["type"] == "none":
             unsupported("parallel_tool_calls", "tool_choice 'none' allows no calls at all")
@@ -477,7 +579,7 @@ def _reasoning(
         return False
     if mode in ("adaptive", "always"):
         body["thinking"] = {"type": "adaptive"}
-        body["output_config"] = {"effort": _EFFORT[level]}
+        body.setdefault("output_config", {})["effort"] = _EFFORT[level]
         if level == "minimal":
             unsupported("reasoning='minimal'", "adaptive thinking has no such level; sent 'low'")
         return True

@@ -32,7 +32,7 @@ defines, checked against botocore's own service model by the tests. What the map
   ``thinking`` (a budget, or adaptive with ``output_config.effort``, exactly as on Anthropic's
   own API), Nova 2 ``reasoningConfig``, gpt-oss ``reasoning_effort``; elsewhere reported.
 
-Hooks for the parts of issue #14: a ``DocumentPart`` (PDF bytes or an ``s3://`` URL as a
+Documents and cache points: a ``DocumentPart`` (PDF bytes or an ``s3://`` URL as a
 ``document`` block, on models whose ``input`` has ``"pdf"``; text as text) and a ``CachePoint``
 (a ``cachePoint`` block after the content before it) are mapped here by their ``type``, so they
 work as soon as those parts exist in ``llmkit._messages``.
@@ -42,14 +42,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 from urllib.parse import quote
 
 from ..._diagnostics import Diagnostic, DiagnosticKind
 from ..._errors import InvalidRequestError
 from ..._messages import (
     AssistantMessage,
+    CachePoint,
     Context,
+    DocumentPart,
     ImagePart,
     Message,
     TextPart,
@@ -62,6 +64,7 @@ from ..._models import Model
 from ..._tools.definition import Tool
 from ..anthropic_messages.request import THINKING_BUDGETS, supports_sampling, thinking_mode
 from ..contract import Options
+from ..features import function_tools, provider_tools
 from ..prepare import check_tools, prepare, same_model
 
 __all__ = ["DEFAULT_MAX_TOKENS", "build", "family", "headers", "url"]
@@ -76,8 +79,6 @@ _MIN_BUDGET = 1024
 _THINKING_TEXT = "<thinking>\n{}\n</thinking>"
 _IMAGE_PLACEHOLDER = "[image omitted: {}]"
 _DOCUMENT_PLACEHOLDER = "[document omitted: {}]"
-# The kind issue #14 adds with DocumentPart (only a DocumentPart, which comes with it, reports it).
-_DOCUMENT_OMITTED = cast(DiagnosticKind, "document_omitted")
 _NAME = re.compile(r"[^A-Za-z0-9\-()\[\]]+")  # outside Bedrock's DocumentBlock name grammar
 
 
@@ -162,7 +163,7 @@ class _Builder:
             if isinstance(m, ToolResultMessage):
                 if m.tool_call_id in open_calls:
                     open_calls.discard(m.tool_call_id)
-                    user_blocks().append(self.tool_result(m))
+                    user_blocks().extend(self.tool_result(m))
                 else:
                     user_blocks().extend(self.orphan_result(m))
             elif isinstance(m, UserMessage):
@@ -176,19 +177,17 @@ class _Builder:
         return out
 
     def content(self, parts: Sequence[Any]) -> list[dict[str, Any]]:
-        """User or tool-result content: text, images, and (issue #14) documents and cache
-        points, by part ``type``."""
+        """User or tool-result content: text, images, documents and cache points."""
         out: list[dict[str, Any]] = []
         for p in parts:
-            kind = getattr(p, "type", None)
             if isinstance(p, TextPart):
                 if p.text:
                     out.append({"text": p.text})
             elif isinstance(p, ImagePart):
                 out.append(self.image(p))
-            elif kind == "document":
+            elif isinstance(p, DocumentPart):
                 out.append(self.document(p))
-            elif kind in ("cache_point", "cachePoint", "cache") and out:
+            elif isinstance(p, CachePoint) and out:
                 # a cache point caches the prompt up to the content before it
                 out.append({"cachePoint": {"type": "default"}})
         return out
@@ -211,25 +210,24 @@ class _Builder:
             return self.omitted("image_omitted", f"Bedrock cannot read {p.media_type} images")
         return {"image": {"format": fmt, "source": {"bytes": p.data}}}
 
-    def document(self, p: Any) -> dict[str, Any]:
-        """A ``DocumentPart`` (issue #14): ``data``, ``url`` or ``text``, ``media_type``,
-        ``title``."""
-        title = getattr(p, "title", None)
-        text = getattr(p, "text", None)
+    def document(self, p: DocumentPart) -> dict[str, Any]:
+        """A ``DocumentPart``: its ``data`` or ``s3://`` ``url`` as a PDF ``document`` block, its
+        ``text`` as text."""
+        title, text = p.title, p.text
         if isinstance(text, str):
             head = f"[{title}]\n" if title else ""
             return {"text": head + text}  # a text document goes as text
         if "pdf" not in self.model.input:
-            return self.omitted(_DOCUMENT_OMITTED, f"{self.model.id} does not read PDFs")
+            return self.omitted("document_omitted", f"{self.model.id} does not read PDFs")
         name = _NAME.sub(" ", str(title or "document")).strip()[:200] or "document"
-        data, link = getattr(p, "data", None), getattr(p, "url", None)
+        data, link = p.data, p.url
         if isinstance(data, str):
             source: dict[str, Any] = {"bytes": data}
         elif isinstance(link, str) and link.startswith("s3://"):
             source = {"s3Location": {"uri": link}}
         else:
             return self.omitted(
-                _DOCUMENT_OMITTED, "Bedrock takes document bytes or s3:// URLs, not http(s)"
+                "document_omitted", "Bedrock takes document bytes or s3:// URLs, not http(s)"
             )
         return {"document": {"format": "pdf", "name": name, "source": source}}
 
@@ -239,17 +237,24 @@ class _Builder:
         template = _IMAGE_PLACEHOLDER if kind == "image_omitted" else _DOCUMENT_PLACEHOLDER
         return {"text": template.format(why)}
 
-    def tool_result(self, m: ToolResultMessage) -> dict[str, Any]:
+    def tool_result(self, m: ToolResultMessage) -> list[dict[str, Any]]:
+        """The ``toolResult`` block, then a ``cachePoint`` if the result held one: Bedrock takes
+        no cache point inside a tool result, so it caches up to the result's end instead."""
         self.has_tool_blocks = True
         content = self.content(m.content)
-        if not any("cachePoint" not in b for b in content):
-            content.insert(0, {"text": "(no output)" if not m.is_error else "(error)"})
+        cached = any("cachePoint" in b for b in content)
+        content = [b for b in content if "cachePoint" not in b]
+        if not content:
+            content.append({"text": "(no output)" if not m.is_error else "(error)"})
         block = {
             "toolUseId": m.tool_call_id,
             "content": content,
             "status": "error" if m.is_error else "success",
         }
-        return {"toolResult": block}
+        out: list[dict[str, Any]] = [{"toolResult": block}]
+        if cached:
+            out.append({"cachePoint": {"type": "default"}})
+        return out
 
     def orphan_result(self, m: ToolResultMessage) -> list[dict[str, Any]]:
         self.report(
@@ -370,7 +375,9 @@ class _Builder:
     ) -> dict[str, Any] | None:
         choice: dict[str, Any] | None = None
         requested = opts.tool_choice
-        if requested is not None and not context.tools:
+        tools = [self.tool(t) for t in function_tools(context)]
+        tools += provider_tools(context, self.model, self.diags)  # e.g. {"systemTool": ...}
+        if requested is not None and not tools:
             self.unsupported("tool_choice", "the request declares no tools")
         elif isinstance(requested, dict):
             choice = {"tool": {"name": requested["name"]}}
@@ -380,7 +387,7 @@ class _Builder:
             choice = {"auto": {}}
         if opts.parallel_tool_calls is False:
             self.unsupported("parallel_tool_calls", "Bedrock Converse has no such setting")
-        if not context.tools:
+        if not tools:  # (a provider tool for another wire was left out, reported)
             return None
         if requested == "none" and not self.has_tool_blocks:
             return None  # no tools, no calls: Bedrock has no "none" choice
@@ -390,7 +397,7 @@ class _Builder:
                 "Bedrock has no 'none' choice, and the history's tool blocks require the tools "
                 "to be declared; they were sent without a choice",
             )
-        tool_config: dict[str, Any] = {"tools": [self.tool(t) for t in context.tools]}
+        tool_config: dict[str, Any] = {"tools": tools}
         if choice is not None:
             tool_config["toolChoice"] = choice
         body["toolConfig"] = tool_config

@@ -17,6 +17,12 @@ neutral deltas, and :func:`decode_response` sends a non-streamed body (or the JS
   missing one is synthesised by the assembler from the response id and the call ordinal (B4,
   B6). Vertex's streamed ``partialArgs`` (JSON-path fragments, QUIRKS D8) are rebuilt into JSON
   text as they arrive, so ``ToolCallDelta.partial_arguments`` works as for any other wire.
+- A hosted tool's part (``executableCode``, ``codeExecutionResult``, ``toolCall``,
+  ``toolResponse``; any other part kind too, reported) is kept whole, in place, as an opaque
+  ThinkingPart (``replay={"gemini": "part", "part": <the part>}``, its ``thoughtSignature``
+  inside it) and sent back verbatim to the same model. Grounding data (``groundingMetadata``,
+  ``urlContextMetadata``, ``citationMetadata``) is kept verbatim on ``message.provider_data``
+  (Gemini's ``Content`` has no field to send it back in).
 - ``finishReason`` is mapped by string (E4); ``MALFORMED_FUNCTION_CALL`` and the other
   tool-call failures end the stream with ``Error`` and a diagnostic, never as a success. Gemini
   has no terminal event (A4): the stream is complete when a finish reason was seen and the body
@@ -35,7 +41,7 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
 from ..turn_failures import fail_turn
-from .request import SIGNATURE_CARRIER
+from .request import HOSTED_PART, SIGNATURE_CARRIER
 
 __all__ = ["FINISH", "Decoder", "decode_response"]
 
@@ -60,6 +66,16 @@ FINISH: dict[str, StopReason] = {
 """Gemini finish reasons by string (QUIRKS E4; the enum grows at run time). Anything else —
 ``OTHER``, ``FINISH_REASON_UNSPECIFIED``, a value added later — is unknown: reported, never
 raised."""
+
+HOSTED_KINDS = frozenset({"executableCode", "codeExecutionResult", "toolCall", "toolResponse"})
+"""Part kinds of Gemini's server-side tools, kept for replay without a report."""
+
+GROUNDING = {
+    "groundingMetadata": "grounding_metadata",
+    "urlContextMetadata": "url_context_metadata",
+    "citationMetadata": "citation_metadata",
+}
+"""Candidate fields kept verbatim on ``message.provider_data`` (the last value wins)."""
 
 _ESCAPE = re.compile(r"\\(.)")
 _PATH = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]")
@@ -339,6 +355,10 @@ class Decoder:
         for part in parts if isinstance(parts, list) else ():
             if isinstance(part, dict):
                 self._part(part)
+        for field, key in GROUNDING.items():
+            value = candidate.get(field)
+            if isinstance(value, dict):
+                self._sink.provider_data(key, value)
         reason = candidate.get("finishReason")
         if reason:
             self._finish(str(reason), candidate)
@@ -383,12 +403,18 @@ class Decoder:
                 sink.text(text, self._text)
             return
         kind = next((k for k in part if k not in ("thoughtSignature", "thought")), None)
-        if kind is not None:
-            self._sink.unknown(
-                kind, f"A {kind} part is not modelled by llmkit and was skipped", part=kind
-            )
-        if sig:
-            self._carry(sig, on_text=False)  # the signature must not be lost with its part
+        if kind is None:
+            if sig:
+                self._carry(sig, on_text=False)  # the signature must not be lost
+            return
+        if kind not in HOSTED_KINDS:
+            self._sink.unknown(kind, f"A {kind} part was kept as opaque replay data", part=kind)
+        # Kept whole, its signature inside it, where it was (sent back to the same model).
+        self._end_text()
+        self._end_thought()
+        key = self._key()
+        sink.thinking(key=key, replay={"gemini": HOSTED_PART, HOSTED_PART: dict(part)})
+        sink.end_thinking(key)
 
     def _carry(self, sig: str, *, on_text: bool) -> None:
         """A signature on a part that is not a thought nor a call (QUIRKS F2: Gemini 3 puts it

@@ -16,9 +16,16 @@ change made to fit Gemini. The mapping:
 - tools as ``functionDeclarations`` with ``parametersJsonSchema`` (the full JSON Schema);
   models that predate it (:data:`OPENAPI_SUBSET_MODELS`) get ``parameters`` in the OpenAPI
   subset, rewritten by :func:`llmkit._schema.gemini.gemini_openapi_schema` (QUIRKS H3);
-- ``toolConfig.functionCallingConfig`` (AUTO / ANY / NONE, allowed function names) and
-  ``generationConfig`` (max output tokens, temperature, top-p, stop sequences, response schema,
-  ``thinkingConfig`` from ``reasoning``).
+- ``toolConfig.functionCallingConfig`` (AUTO / ANY / NONE, allowed function names;
+  ``streamFunctionCallArguments`` for ``stream_tool_arguments``, on Vertex AI only) and
+  ``generationConfig`` (max output tokens, temperature, top-p, stop sequences,
+  ``responseMimeType`` + ``responseJsonSchema``, ``thinkingConfig`` from ``reasoning``);
+- documents as ``inlineData`` / ``fileData`` (``application/pdf``), a text document as text;
+  provider tools for this wire (``{"google_search": {}}``, ``{"code_execution": {}}``, …) as
+  their own ``tools`` entries; hosted-tool parts the model produced (``executableCode``,
+  ``codeExecutionResult``, kept as opaque ThinkingParts) back verbatim to the same model.
+  Gemini caches prefixes implicitly: ``CachePoint`` s need nothing; ``cache="long"``/``"off"``
+  and ``cache_key`` have no field and are reported.
 """
 
 from __future__ import annotations
@@ -32,19 +39,33 @@ from ..._errors import InvalidRequestError, ToolDefinitionError
 from ..._messages import (
     AssistantMessage,
     Context,
+    DocumentPart,
     ImagePart,
     TextPart,
     ThinkingPart,
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    UserPart,
 )
 from ..._models import Model
 from ..._tools.definition import Tool
 from ..contract import Options
+from ..features import (
+    document_text,
+    forced_choice,
+    function_tools,
+    omit_document,
+    output_schema,
+    provider_tools,
+    reads_pdf,
+    result_text,
+    unsupported,
+)
 from ..prepare import check_tools, prepare, same_model
 
 __all__ = [
+    "HOSTED_PART",
     "OPENAPI_SUBSET_MODELS",
     "SIGNATURE_CARRIER",
     "SKIP_SIGNATURE",
@@ -56,6 +77,11 @@ __all__ = [
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 """The placeholder Google documents for a ``functionCall`` whose signature is unknown (history
 from another model, or a call injected by the caller): Gemini 3 then skips validation."""
+
+HOSTED_PART = "part"
+"""``ThinkingPart.replay["gemini"]`` of a hosted-tool part the model produced (``executableCode``,
+``codeExecutionResult``, …), kept verbatim in ``replay["part"]`` and sent back, in place, to the
+same model."""
 
 SIGNATURE_CARRIER = "signature"
 """``ThinkingPart.replay["gemini"]`` of a part that only carries a ``thoughtSignature`` Gemini
@@ -162,14 +188,26 @@ class _Builder:
             i += 1
         return out
 
-    def user_parts(self, content: list[TextPart | ImagePart]) -> list[dict[str, Any]]:
+    def user_parts(self, content: list[UserPart]) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
         for p in content:
             if isinstance(p, TextPart):
                 parts.append({"text": p.text})
-            else:
+            elif isinstance(p, DocumentPart):
+                parts.append(self.document(p))
+            elif isinstance(p, ImagePart):
                 parts.append(self.image(p))
+            # A CachePoint needs nothing: Gemini caches prompt prefixes implicitly.
         return parts or [{"text": ""}]  # Gemini refuses a content without parts
+
+    def document(self, p: DocumentPart) -> dict[str, Any]:
+        if p.text is not None:
+            return {"text": document_text(p)}
+        if not reads_pdf(self.model):
+            return {"text": omit_document(self.diags, self.model, p)}
+        if p.data is not None:
+            return {"inlineData": {"mimeType": p.media_type, "data": p.data}}
+        return {"fileData": {"mimeType": p.media_type, "fileUri": p.url}}
 
     def image(self, p: ImagePart) -> dict[str, Any]:
         if "image" not in self.model.input:
@@ -209,9 +247,12 @@ class _Builder:
                 continue
             flush()
             if isinstance(p, ThinkingPart):
+                hosted = (p.replay or {}).get(HOSTED_PART)
                 if not mine:
                     # Thoughts and signatures are only valid for the model that made them.
                     dropped += 1
+                elif (p.replay or {}).get("gemini") == HOSTED_PART and isinstance(hosted, dict):
+                    parts.append(hosted)  # a hosted tool's part, verbatim and in place
                 elif (p.replay or {}).get("gemini") == SIGNATURE_CARRIER:
                     if p.replay and p.replay.get("next"):
                         pending = p.signature or None
@@ -269,7 +310,7 @@ class _Builder:
         images: list[dict[str, Any]] = []
         for r in run:
             name, gemini_id = self.calls.get(r.tool_call_id, (r.tool_name, None))
-            text = "".join(p.text for p in r.content if isinstance(p, TextPart))
+            text = result_text(r.content)
             # Google's convention: "output" for a result, "error" for a failure.
             response: dict[str, Any] = {
                 "name": name,
@@ -278,10 +319,19 @@ class _Builder:
             if gemini_id:
                 response["id"] = gemini_id
             parts.append({"functionResponse": response})
-            pictures = [p for p in r.content if isinstance(p, ImagePart)]
-            if pictures:
-                images.append({"text": f"Images returned by {name} ({r.tool_call_id}):"})
-                images.extend(self.image(p) for p in pictures)
+            media = [
+                p
+                for p in r.content
+                if isinstance(p, ImagePart) or (isinstance(p, DocumentPart) and p.is_pdf)
+            ]
+            if media:
+                what = "Images" if all(isinstance(p, ImagePart) for p in media) else "Files"
+                images.append({"text": f"{what} returned by {name} ({r.tool_call_id}):"})
+                for p in media:
+                    if isinstance(p, ImagePart):
+                        images.append(self.image(p))
+                    elif isinstance(p, DocumentPart):
+                        images.append(self.document(p))
         return {"role": "user", "parts": parts + images}
 
     # -- tools and options ---------------------------------------------------------------
@@ -313,11 +363,12 @@ class _Builder:
         self.diags.extend(rewrites)
         return result
 
-    def tool_config(self) -> dict[str, Any] | None:
-        choice, tools = self.opts.tool_choice, self.context.tools
+    def tool_config(self, has_tools: bool) -> dict[str, Any] | None:
+        choice = forced_choice(self.model, self.opts, self.diags)
+        tools = function_tools(self.context)
         config: dict[str, Any] = {}
         if choice is not None:
-            if not tools:
+            if not has_tools:
                 self.unsupported("tool_choice", "the request declares no tools")
             elif isinstance(choice, dict):
                 config = {"mode": "ANY", "allowedFunctionNames": [choice["name"]]}
@@ -329,6 +380,14 @@ class _Builder:
             config["mode"] = "VALIDATED"
         if self.opts.parallel_tool_calls is not None:
             self.unsupported("parallel_tool_calls", "Gemini has no such option")
+        if self.opts.stream_tool_arguments:
+            if streams_arguments(self.model):
+                config["streamFunctionCallArguments"] = True
+            else:
+                self.unsupported(
+                    "stream_tool_arguments",
+                    "only Gemini on Vertex AI streams function-call arguments",
+                )
         return {"functionCallingConfig": config} if config else None
 
     def generation_config(self) -> dict[str, Any]:
@@ -350,7 +409,10 @@ class _Builder:
         if thinking:
             config["thinkingConfig"] = thinking
         if opts.response_format is not None:
-            config.update(self.response_format(opts.response_format))
+            if self.model.structured_output is False:
+                self.unsupported("response_format", f"{self.model.id} has no structured output")
+            else:
+                config.update(self.response_format(opts.response_format))
         return config
 
     def thinking_config(self) -> dict[str, Any] | None:
@@ -385,20 +447,31 @@ class _Builder:
         return config
 
     def response_format(self, fmt: Any) -> dict[str, Any]:
-        from pydantic import BaseModel
-
-        if isinstance(fmt, type) and issubclass(fmt, BaseModel):
-            name, schema = fmt.__name__, fmt.model_json_schema()
-        elif isinstance(fmt, dict):
-            name, schema = str(fmt.get("title", "response")), fmt
-        else:
-            raise InvalidRequestError(
-                "response_format must be a pydantic model class or a JSON schema"
-            )
+        name, schema = output_schema(fmt, None)  # the name is only used in diagnostics
         if OPENAPI_SUBSET_MODELS.search(self.model.id):
             subset = self.openapi(schema, name)
             return {"responseMimeType": "application/json", "responseSchema": subset}
         return {"responseMimeType": "application/json", "responseJsonSchema": schema}
+
+
+def streams_arguments(model: Model) -> bool:
+    """Whether ``streamFunctionCallArguments`` may be sent (flag first, then the endpoint:
+    only Vertex AI streams function-call arguments)."""
+    if model.eager_input_streaming is not None:
+        return model.eager_input_streaming
+    host = model.base_url.split("://", 1)[-1].split("/", 1)[0]
+    return host == "aiplatform.googleapis.com" or host.endswith("-aiplatform.googleapis.com")
+
+
+def _cache(model: Model, opts: Options, diags: list[Diagnostic]) -> None:
+    if opts.cache in ("long", "off"):
+        unsupported(
+            diags,
+            f"cache={opts.cache!r}",
+            "Gemini caches prompt prefixes implicitly, with no lifetime or switch to send",
+        )
+    if opts.cache_key is not None:
+        unsupported(diags, "cache_key", "Gemini takes no prompt-cache key")
 
 
 def _gemini_id(call: ToolCall, message: AssistantMessage) -> str | None:
@@ -432,14 +505,18 @@ def build(
         raise InvalidRequestError(
             f"reasoning must be 'off', 'minimal', 'low', 'medium' or 'high', not {opts.reasoning!r}"
         )
-    check_tools(context, opts.tool_choice)
+    check_tools(context, opts.tool_choice, model.api)
     b = _Builder(model, context, opts)
     body: dict[str, Any] = {"contents": b.contents()}
     if context.system:
         body["systemInstruction"] = {"parts": [{"text": context.system}]}
-    if context.tools:
-        body["tools"] = [{"functionDeclarations": [b.declaration(t) for t in context.tools]}]
-    tool_config = b.tool_config()
+    declared = [b.declaration(t) for t in function_tools(context)]
+    tools = [{"functionDeclarations": declared}] if declared else []
+    tools += provider_tools(context, model, b.diags)  # each hosted tool is its own entry
+    if tools:
+        body["tools"] = tools
+    _cache(model, opts, b.diags)
+    tool_config = b.tool_config(bool(tools))
     if tool_config:
         body["toolConfig"] = tool_config
     generation_config = b.generation_config()

@@ -3,6 +3,13 @@
 Pure: a Context and options in, the URL/headers/JSON body out, plus a diagnostic for every
 change made to fit the target server. Server quirks come from ``model.compat``
 (:class:`llmkit.OpenAIChatCompat`), never from provider names in code.
+
+Documents: a PDF is a ``file`` part (``file_data`` as a data URL, with a ``filename``); Chat takes
+no file URL, so a URL document is a placeholder (``document_omitted``); a text document is
+text. A tool result's PDFs follow the run of tool messages in one user message, as its images
+do (tool messages carry text only). ``CachePoint`` s become ``prompt_cache_breakpoint`` on
+models with explicit breakpoints; ``cache``/``cache_key`` map to the ``prompt_cache_*`` fields
+(:func:`~llmkit._wire.features.openai_cache`).
 """
 
 from __future__ import annotations
@@ -15,16 +22,32 @@ from ..._errors import InvalidRequestError, ToolDefinitionError
 from ..._ids import IdTarget
 from ..._messages import (
     AssistantMessage,
+    CachePoint,
     Context,
+    DocumentPart,
     ImagePart,
     TextPart,
     ThinkingPart,
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    UserPart,
 )
 from ..._models import Model
 from ..contract import Options
+from ..features import (
+    Breakpoints,
+    document_text,
+    filename,
+    forced_choice,
+    function_tools,
+    omit_document,
+    openai_cache,
+    output_schema,
+    provider_tools,
+    reads_pdf,
+    result_text,
+)
 from ..prepare import arguments_json, check_tools, prepare, same_model
 
 __all__ = ["build", "headers", "url"]
@@ -63,6 +86,7 @@ class _Builder:
         self.context = context
         self.opts = opts
         self.diags: list[Diagnostic] = []
+        self.breakpoints = Breakpoints(model, opts, self.diags)
 
     def report(self, kind: Any, message: str, **details: Any) -> None:
         self.diags.append(Diagnostic(kind=kind, message=message, details=details))
@@ -104,13 +128,19 @@ class _Builder:
             out.append({"role": "assistant", "content": ASSISTANT_AFTER_TOOLS})
             self.report("message_inserted", "Inserted an assistant turn after tool results")
 
-    def user_content(self, parts: list[TextPart | ImagePart]) -> str | list[dict[str, Any]]:
-        if all(isinstance(p, TextPart) for p in parts):
+    def user_content(self, parts: list[UserPart]) -> str | list[dict[str, Any]]:
+        # CachePoints a model ignores leave the body exactly as it is without them.
+        ignored = () if self.model.cache_points else (CachePoint,)
+        if all(isinstance(p, (TextPart, *ignored)) for p in parts):
             return "".join(p.text for p in parts if isinstance(p, TextPart))
         out: list[dict[str, Any]] = []
         for p in parts:
             if isinstance(p, TextPart):
                 out.append({"type": "text", "text": p.text})
+            elif isinstance(p, CachePoint):
+                self.breakpoints.after(out)
+            elif isinstance(p, DocumentPart):
+                out.append(self.document(p))
             elif "image" not in self.model.input:
                 self.report("image_omitted", f"{self.model.id} takes no images; sent a placeholder")
                 out.append({"type": "text", "text": "[image omitted: the model cannot see images]"})
@@ -118,6 +148,17 @@ class _Builder:
                 src = p.url if p.url is not None else f"data:{p.media_type};base64,{p.data}"
                 out.append({"type": "image_url", "image_url": {"url": src}})
         return out
+
+    def document(self, p: DocumentPart) -> dict[str, Any]:
+        if p.text is not None:
+            return {"type": "text", "text": document_text(p)}
+        if not reads_pdf(self.model):
+            return {"type": "text", "text": omit_document(self.diags, self.model, p)}
+        if p.url is not None:
+            why = "Chat Completions takes no file URL (send the PDF bytes)"
+            return {"type": "text", "text": omit_document(self.diags, self.model, p, why)}
+        data = f"data:{p.media_type};base64,{p.data}"
+        return {"type": "file", "file": {"filename": filename(p), "file_data": data}}
 
     def assistant(self, m: AssistantMessage) -> dict[str, Any]:
         model, compat = self.model, self.compat
@@ -165,16 +206,26 @@ class _Builder:
         return entry
 
     def tool_result(self, m: ToolResultMessage, images: list[dict[str, Any]]) -> dict[str, Any]:
-        text = "".join(p.text for p in m.content if isinstance(p, TextPart))
-        pictures = [p for p in m.content if isinstance(p, ImagePart)]
-        if pictures:
-            # Tool messages carry text only: the images follow the run of tool messages in one
-            # user message (docs/design.md §4).
-            images.append({"type": "text", "text": f"Images from tool result {m.tool_call_id}:"})
-            content = self.user_content(list(pictures))
+        text = result_text(m.content)
+        media = [
+            p
+            for p in m.content
+            if isinstance(p, ImagePart) or (isinstance(p, DocumentPart) and p.is_pdf)
+        ]
+        if media:
+            # Tool messages carry text only: the images and PDFs follow the run of tool
+            # messages in one user message (docs/design.md §4).
+            what = "Images" if all(isinstance(p, ImagePart) for p in media) else "Attachments"
+            images.append({"type": "text", "text": f"{what} from tool result {m.tool_call_id}:"})
+            content = self.user_content(list(media))
             if isinstance(content, list):
                 images.extend(content)
-        out: dict[str, Any] = {"role": "tool", "tool_call_id": m.tool_call_id, "content": text}
+        body: str | list[dict[str, Any]] = text
+        if self.model.cache_points and any(isinstance(p, CachePoint) for p in m.content):
+            parts = [{"type": "text", "text": text}]
+            self.breakpoints.after(parts)  # on the result's text, the part before the point
+            body = parts
+        out: dict[str, Any] = {"role": "tool", "tool_call_id": m.tool_call_id, "content": body}
         if self.compat.requires_tool_result_name:
             out["name"] = m.tool_name  # Mistral, Gemini's compat endpoint (QUIRKS G4)
         return out
@@ -207,7 +258,7 @@ class _Builder:
         self.report("option_unsupported", f"{option} was not sent: {why}", option=option)
 
     def options(self, body: dict[str, Any]) -> None:
-        opts, compat, has_tools = self.opts, self.compat, bool(self.context.tools)
+        opts, compat, has_tools = self.opts, self.compat, bool(body.get("tools"))
         if opts.max_tokens is not None:
             body[compat.max_tokens_field] = opts.max_tokens
         if opts.temperature is not None:
@@ -216,14 +267,15 @@ class _Builder:
             body["top_p"] = opts.top_p
         if opts.stop:
             body["stop"] = opts.stop
-        if opts.tool_choice is not None:
+        choice = forced_choice(self.model, opts, self.diags)
+        if choice is not None:
             if not has_tools:
                 self.unsupported("tool_choice", "the request declares no tools")
-            elif isinstance(opts.tool_choice, dict):
-                name = opts.tool_choice["name"]
+            elif isinstance(choice, dict):
+                name = choice["name"]
                 body["tool_choice"] = {"type": "function", "function": {"name": name}}
             else:
-                body["tool_choice"] = opts.tool_choice
+                body["tool_choice"] = choice
         if opts.parallel_tool_calls is not None:
             if not has_tools:
                 self.unsupported("parallel_tool_calls", "the request declares no tools")
@@ -234,7 +286,12 @@ class _Builder:
         if opts.reasoning is not None:
             self.reasoning(body, opts.reasoning)
         if opts.response_format is not None:
-            body["response_format"] = self.response_format(opts.response_format)
+            if self.model.structured_output is False:
+                self.unsupported("response_format", f"{self.model.id} has no structured output")
+            else:
+                body["response_format"] = self.response_format(opts.response_format)
+        openai_cache(body, self.model, opts, self.diags)
+        self.breakpoints.report()
         if compat.supports_store:
             body["store"] = False  # stateless by default: nothing kept server-side
 
@@ -268,16 +325,7 @@ class _Builder:
             body["reasoning"] = {"enabled": False} if level == "off" else {"effort": level}
 
     def response_format(self, fmt: Any) -> dict[str, Any]:
-        from pydantic import BaseModel
-
-        if isinstance(fmt, type) and issubclass(fmt, BaseModel):
-            name, schema = fmt.__name__, fmt.model_json_schema()
-        elif isinstance(fmt, dict):
-            name, schema = str(fmt.get("title", "response")), fmt
-        else:
-            raise InvalidRequestError(
-                "response_format must be a pydantic model class or a JSON schema"
-            )
+        name, schema = output_schema(fmt, self.diags)
         if not self.compat.supports_strict:
             # No strict mode to rewrite for: the schema goes as written. llama-server builds
             # its grammar from it, so every constraint kept is one enforced.
@@ -297,11 +345,13 @@ def build(
         raise InvalidRequestError(
             f"reasoning must be 'off', 'minimal', 'low', 'medium' or 'high', not {opts.reasoning!r}"
         )
-    check_tools(context, opts.tool_choice)
+    check_tools(context, opts.tool_choice, model.api)
     b = _Builder(model, context, opts)
     body: dict[str, Any] = {"model": model.id, "messages": b.messages()}
-    if context.tools:
-        body["tools"] = [b.tool(t) for t in context.tools]
+    tools = [b.tool(t) for t in function_tools(context)]
+    tools += provider_tools(context, model, b.diags)
+    if tools:
+        body["tools"] = tools
     b.options(body)
     if stream:
         body["stream"] = True

@@ -21,7 +21,11 @@ and tool calls, so each output item becomes one part. Per item:
 - ``function_call`` → a ToolCall with ``id`` = ``call_id`` and ``replay={"item_id": "fc_…"}``;
   ``custom_tool_call`` → a ToolCall whose ``raw_arguments`` is the freeform input (not JSON, so
   its status is not ``complete``), ``replay={"item_id", "type": "custom_tool_call"}``;
-- anything else (web search, image generation, MCP, …) is ignored, reported once per item type.
+- any other item — a hosted tool's call or output (web search, file search, code interpreter,
+  image generation, MCP, …) — is kept whole, in place, as an opaque ThinkingPart whose
+  ``replay["item"]`` is the item as sent (the ``.done`` version once it arrives), to be sent
+  back verbatim to the same model; its progress events carry nothing more. An item type llmkit
+  does not know is kept the same way and reported once (``event_unknown``).
 
 Every ``.done`` value (``output_text.done``, ``function_call_arguments.done``,
 ``output_item.done``, and the terminal event's ``output``) back-fills what the deltas missed:
@@ -41,7 +45,7 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
-from .request import CUSTOM
+from .request import CUSTOM, HOSTED
 
 __all__ = ["Decoder", "decode_response"]
 
@@ -50,6 +54,24 @@ INCOMPLETE: dict[str, StopReason] = {
     "content_filter": "content_filter",
 }
 KINDS = frozenset({"message", "reasoning", "function_call", CUSTOM})
+# Hosted-tool items (the output items the SDK's input union also takes back): kept and
+# replayed without a report. Any other item type is kept too, and reported once.
+KNOWN_HOSTED = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "computer_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "local_shell_call",
+        "shell_call",
+        "apply_patch_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "tool_search_call",
+    }
+)
 THINKING_SEPARATOR = "\n\n"  # between the summary / reasoning-text parts of one item
 # Events that carry nothing the assembler needs beyond what their siblings carry.
 _QUIET = frozenset({"response.queued"})
@@ -252,13 +274,15 @@ class Decoder:
         kind = _kind(obj)
         item = self._item(index, kind)
         sink = self._sink
-        if kind == "ignored":
+        if kind == "hosted":
             item_type = str(obj.get("type"))
-            self._once(
-                f"item:{item_type}",
-                f"An output item of type {item_type!r} has no place in the message; ignored",
-                item_type=item_type,
-            )
+            if item_type not in KNOWN_HOSTED:
+                self._once(
+                    f"item:{item_type}",
+                    f"An output item of type {item_type!r} was kept as opaque replay data",
+                    item_type=item_type,
+                )
+            sink.thinking(key=index, replay={HOSTED: dict(obj)})  # opened now: keeps its place
         elif kind in ("function_call", CUSTOM):
             replay: dict[str, Any] = {"item_id": item_id} if item_id else {}
             if kind == CUSTOM:
@@ -297,7 +321,11 @@ class Decoder:
         elif item.kind == "reasoning":
             sink.thinking(key=index, replay=_reasoning_replay(obj))
             sink.end_thinking(index)
-        elif item.kind != "ignored":
+        elif item.kind == "hosted":
+            if _kind(obj) == "hosted":  # the complete item replaces the one .added announced
+                sink.thinking(key=index, replay={HOSTED: dict(obj)})
+            sink.end_thinking(index)
+        else:
             sink.end_tool_call(index)
 
     def _fill(self, obj: dict[str, Any], item: _Item) -> None:
@@ -397,7 +425,7 @@ class Decoder:
             return
         item = self._item(index, kind)
         if item.kind != kind:
-            if item.kind != "ignored":  # an ignored item's events were reported with it
+            if item.kind != "hosted":  # a hosted item's events add nothing to the item
                 self._once(
                     f"kind:{index}:{event['type']}",
                     f"{event['type']!r} arrived for output item {index}, a {item.kind!r}; ignored",
@@ -443,8 +471,8 @@ class Decoder:
     def _unknown_event(self, event: dict[str, Any]) -> None:
         index = self._index(event)
         item = self._items.get(index) if index is not None else None
-        if item is not None and item.kind == "ignored":
-            return  # an event of an ignored item (web search, image generation): reported once
+        if item is not None and item.kind == "hosted":
+            return  # progress of a hosted item (web search, image generation): in the item
         etype = str(event.get("type"))
         self._once(etype, f"Unknown event type {etype!r} ignored", event_type=etype)
 
@@ -463,7 +491,7 @@ def _response_id(event: dict[str, Any]) -> str | None:
 
 def _kind(obj: dict[str, Any]) -> str:
     kind = obj.get("type")
-    return kind if isinstance(kind, str) and kind in KINDS else "ignored"
+    return kind if isinstance(kind, str) and kind in KINDS else "hosted"
 
 
 def _reasoning_replay(obj: dict[str, Any]) -> dict[str, Any]:

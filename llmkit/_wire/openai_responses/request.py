@@ -13,8 +13,15 @@ How the neutral transcript maps to ``input`` items:
   "encrypted_content"}`` (before the call it belongs to, since content order is wire order),
   each tool call as a ``function_call`` (``call_id`` = ``ToolCall.id``) or, for a freeform call,
   a ``custom_tool_call``;
-- a tool result → ``function_call_output`` (``custom_tool_call_output``), images inline as
-  ``input_image`` parts of ``output``.
+- a tool result → ``function_call_output`` (``custom_tool_call_output``), images and PDFs
+  inline as ``input_image`` / ``input_file`` parts of ``output``;
+- a hosted-tool item the model produced (web search, file search, code interpreter, image
+  generation, MCP, …), kept as an opaque ThinkingPart with ``replay["item"]``, goes back
+  verbatim, in place, to the same model only (``thinking_dropped`` otherwise).
+
+Documents are ``input_file`` parts (``file_data`` with a ``filename``, or ``file_url``); a text
+document is ``input_text``. ``CachePoint`` s become ``prompt_cache_breakpoint`` on models with
+explicit breakpoints; ``cache``/``cache_key`` map to the ``prompt_cache_*`` fields.
 """
 
 from __future__ import annotations
@@ -25,23 +32,41 @@ from ..._diagnostics import Diagnostic
 from ..._errors import InvalidRequestError, ToolDefinitionError
 from ..._messages import (
     AssistantMessage,
+    CachePoint,
     Context,
+    DocumentPart,
     ImagePart,
     TextPart,
     ThinkingPart,
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    UserPart,
 )
 from ..._models import Model
 from ..._tools.definition import Tool
 from ..contract import Options
+from ..features import (
+    Breakpoints,
+    document_text,
+    filename,
+    forced_choice,
+    function_tools,
+    omit_document,
+    openai_cache,
+    output_schema,
+    provider_tools,
+    reads_pdf,
+    result_text,
+)
 from ..prepare import arguments_json, check_tools, prepare, same_model
 
-__all__ = ["build", "headers", "url"]
+__all__ = ["HOSTED", "build", "headers", "url"]
 
 IMAGE_PLACEHOLDER = "[image omitted: the model cannot see images]"
 CUSTOM = "custom_tool_call"  # ToolCall.replay["type"] of a freeform (custom tool) call
+HOSTED = "item"
+"""``ThinkingPart.replay`` key of a hosted-tool output item kept verbatim for replay."""
 
 
 def headers(model: Model, api_key: str | None) -> dict[str, str]:
@@ -73,29 +98,34 @@ def build(
             mode cannot express, duplicate tool names, or a ``tool_choice`` naming an
             undeclared tool.
     """
-    check_tools(context, opts.tool_choice)
+    check_tools(context, opts.tool_choice, model.api)
     # Responses call ids are at most 64 characters; the Anthropic grammar
     # (^[a-zA-Z0-9_-]{1,64}$) is a safe subset, so foreign ids (Kimi's "functions.f:0",
     # compound "call_…|fc_…" ids) are rewritten collision-free for calls and results (QUIRKS B5).
     prepared = prepare(context, "anthropic")
     diags = prepared.diagnostics
+    marks = Breakpoints(model, opts, diags)
     custom_calls: set[str] = set()
     items: list[dict[str, Any]] = []
     for m in prepared.messages:
         if isinstance(m, UserMessage):
-            items.append({"role": "user", "content": _user_content(m.content, model, diags)})
+            content = _user_content(m.content, model, diags, marks)
+            items.append({"role": "user", "content": content})
         elif isinstance(m, AssistantMessage):
             items.extend(_assistant_items(m, model, diags, custom_calls))
         else:
-            items.append(_tool_output(m, model, diags, custom_calls))
+            items.append(_tool_output(m, model, diags, custom_calls, marks))
+    marks.report()
 
     body: dict[str, Any] = {"model": model.id}
     if context.system:
         body["instructions"] = context.system
     body["input"] = items
-    if context.tools:
-        body["tools"] = [_tool(t, model, diags) for t in context.tools]
-    _options(body, model, context, opts, diags)
+    tools = [_tool(t, model, diags) for t in function_tools(context)]
+    tools += provider_tools(context, model, diags)
+    if tools:
+        body["tools"] = tools
+    _options(body, model, opts, diags)
     # Stateless by default: nothing is kept server-side, so history is always sent in full and
     # reasoning travels as encrypted content (QUIRKS F4). provider_options may override both.
     body["store"] = False
@@ -124,23 +154,46 @@ def _image(p: ImagePart, model: Model, diags: list[Diagnostic]) -> dict[str, Any
     return {"type": "input_image", "image_url": src, "detail": "auto"}
 
 
+def _document(p: DocumentPart, model: Model, diags: list[Diagnostic]) -> dict[str, Any]:
+    if p.text is not None:
+        return {"type": "input_text", "text": document_text(p)}
+    if not reads_pdf(model):
+        return {"type": "input_text", "text": omit_document(diags, model, p)}
+    if p.url is not None:
+        return {"type": "input_file", "file_url": p.url}
+    data = f"data:{p.media_type};base64,{p.data}"
+    return {"type": "input_file", "filename": filename(p), "file_data": data}
+
+
 def _parts(
-    parts: list[TextPart | ImagePart], model: Model, diags: list[Diagnostic]
+    parts: list[UserPart], model: Model, diags: list[Diagnostic], marks: Breakpoints
 ) -> list[dict[str, Any]]:
-    return [
-        {"type": "input_text", "text": p.text}
-        if isinstance(p, TextPart)
-        else _image(p, model, diags)
-        for p in parts
-    ]
+    out: list[dict[str, Any]] = []
+    for p in parts:
+        if isinstance(p, TextPart):
+            out.append({"type": "input_text", "text": p.text})
+        elif isinstance(p, CachePoint):
+            marks.after(out)
+        elif isinstance(p, DocumentPart):
+            out.append(_document(p, model, diags))
+        else:
+            out.append(_image(p, model, diags))
+    return out
+
+
+def _plain(parts: list[UserPart], model: Model) -> bool:
+    """Whether the parts are text only (CachePoints a model ignores leave the body exactly as
+    it is without them)."""
+    ignored = () if model.cache_points else (CachePoint,)
+    return all(isinstance(p, (TextPart, *ignored)) for p in parts)
 
 
 def _user_content(
-    parts: list[TextPart | ImagePart], model: Model, diags: list[Diagnostic]
+    parts: list[UserPart], model: Model, diags: list[Diagnostic], marks: Breakpoints
 ) -> str | list[dict[str, Any]]:
-    if all(isinstance(p, TextPart) for p in parts):
+    if _plain(parts, model):
         return "".join(p.text for p in parts if isinstance(p, TextPart))
-    return _parts(parts, model, diags)
+    return _parts(parts, model, diags, marks)
 
 
 def _replayable(part: ThinkingPart) -> bool:
@@ -169,6 +222,16 @@ def _assistant_items(
 ) -> list[dict[str, Any]]:
     same = same_model(m, model.provider, model.api, model.id)
     kept, dropped = _reasoning_to_replay(m, same)
+    hosted = sum(isinstance(p, ThinkingPart) and _hosted(p) for p in m.content)
+    if hosted and not same:
+        diags.append(
+            Diagnostic(
+                kind="thinking_dropped",
+                message=f"{hosted} hosted-tool item(s) from {m.provider}/{m.api}/{m.model} were "
+                "not replayed: they are only valid for the model that produced them",
+                details={"parts": hosted, "reasons": ["another model produced it"]},
+            )
+        )
     if dropped:
         diags.append(
             Diagnostic(
@@ -198,21 +261,40 @@ def _assistant_items(
                     message["phase"] = phase
                 out.append(message)
         elif isinstance(part, ThinkingPart):
-            if i in kept:
+            item = (part.replay or {}).get(HOSTED)
+            if isinstance(item, dict):
+                if same and item.get("status") == "in_progress":
+                    # Only .added arrived (a cut stream): not a complete item to send back.
+                    diags.append(
+                        Diagnostic(
+                            kind="thinking_dropped",
+                            message=f"An incomplete {item.get('type')} item was not sent back",
+                            details={"action": "dropped", "item_type": item.get("type")},
+                        )
+                    )
+                elif same:  # a hosted tool's item, verbatim and in place
+                    out.append(item)
+            elif i in kept:
                 out.append(_reasoning_item(part.replay or {}))
         else:
             out.append(_call_item(part, pair_ids, custom_calls))
     return out
 
 
+def _hosted(part: ThinkingPart) -> bool:
+    return isinstance((part.replay or {}).get(HOSTED), dict)
+
+
 def _reasoning_to_replay(m: AssistantMessage, same: bool) -> tuple[set[int], list[str]]:
     """Positions of the reasoning parts to send, and why each other one is not sent."""
     kept: set[int] = set()
     dropped: list[str] = []
-    followed = False  # walking backwards: has a text or call part come after this one?
+    followed = False  # walking backwards: has a text, call or hosted item come after this one?
     for i in range(len(m.content) - 1, -1, -1):
         part = m.content[i]
-        if not isinstance(part, ThinkingPart):
+        if isinstance(part, ThinkingPart) and _hosted(part):
+            followed = followed or same  # replayed only to the same model
+        elif not isinstance(part, ThinkingPart):
             followed = followed or isinstance(part, ToolCall) or bool(part.text)
         elif not same:
             # Reasoning is opaque and model-bound: another model's (an Anthropic signature,
@@ -251,15 +333,23 @@ def _call_item(call: ToolCall, pair_ids: bool, custom_calls: set[str]) -> dict[s
 
 
 def _tool_output(
-    m: ToolResultMessage, model: Model, diags: list[Diagnostic], custom_calls: set[str]
+    m: ToolResultMessage,
+    model: Model,
+    diags: list[Diagnostic],
+    custom_calls: set[str],
+    marks: Breakpoints,
 ) -> dict[str, Any]:
-    # Responses takes a result's images inline: `output` may be a list of input_text and
-    # input_image parts, so nothing has to move to a separate user message.
+    # Responses takes a result's images and files inline: `output` may be a list of
+    # input_text, input_image and input_file parts, so nothing moves to a separate user message.
     output: str | list[dict[str, Any]]
-    if any(isinstance(p, ImagePart) for p in m.content):
-        output = _parts(m.content, model, diags)
+    media = any(
+        isinstance(p, ImagePart) or (isinstance(p, DocumentPart) and p.is_pdf) for p in m.content
+    )
+    marked = model.cache_points and any(isinstance(p, CachePoint) for p in m.content)
+    if media or marked:
+        output = _parts(m.content, model, diags, marks)
     else:
-        output = m.text
+        output = result_text(m.content)
     kind = "custom_tool_call_output" if m.tool_call_id in custom_calls else "function_call_output"
     return {"type": kind, "call_id": m.tool_call_id, "output": output}
 
@@ -299,9 +389,7 @@ def _strict(schema: dict[str, Any], name: str) -> tuple[dict[str, Any], list[Dia
         raise InvalidRequestError(f"{name}: {e}") from None
 
 
-def _options(
-    body: dict[str, Any], model: Model, context: Context, opts: Options, diags: list[Diagnostic]
-) -> None:
+def _options(body: dict[str, Any], model: Model, opts: Options, diags: list[Diagnostic]) -> None:
     def unsupported(option: str, why: str) -> None:
         diags.append(
             Diagnostic(
@@ -319,15 +407,17 @@ def _options(
         body["top_p"] = opts.top_p
     if opts.stop:
         unsupported("stop", "the Responses API has no stop sequences")
-    if opts.tool_choice is not None:
-        if not context.tools:
+    has_tools = bool(body.get("tools"))
+    choice = forced_choice(model, opts, diags)
+    if choice is not None:
+        if not has_tools:
             unsupported("tool_choice", "the request declares no tools")
-        elif isinstance(opts.tool_choice, dict):
-            body["tool_choice"] = {"type": "function", "name": opts.tool_choice["name"]}
+        elif isinstance(choice, dict):
+            body["tool_choice"] = {"type": "function", "name": choice["name"]}
         else:
-            body["tool_choice"] = opts.tool_choice
+            body["tool_choice"] = choice
     if opts.parallel_tool_calls is not None:
-        if not context.tools:
+        if not has_tools:
             unsupported("parallel_tool_calls", "the request declares no tools")
         else:
             body["parallel_tool_calls"] = opts.parallel_tool_calls
@@ -345,18 +435,15 @@ def _options(
         reasoning["summary"] = "auto"
         body["reasoning"] = reasoning
     if opts.response_format is not None:
-        body["text"] = {"format": _response_format(model, opts.response_format, diags)}
+        if model.structured_output is False:
+            unsupported("response_format", f"{model.id} has no structured output")
+        else:
+            body["text"] = {"format": _response_format(model, opts.response_format, diags)}
+    openai_cache(body, model, opts, diags)
 
 
 def _response_format(model: Model, fmt: Any, diags: list[Diagnostic]) -> dict[str, Any]:
-    from pydantic import BaseModel
-
-    if isinstance(fmt, type) and issubclass(fmt, BaseModel):
-        name, schema = fmt.__name__, fmt.model_json_schema()
-    elif isinstance(fmt, dict):
-        name, schema = str(fmt.get("title", "response")), fmt
-    else:
-        raise InvalidRequestError("response_format must be a pydantic model class or a JSON schema")
+    name, schema = output_schema(fmt, diags)
     if not model.compat.supports_strict:
         return {"type": "json_schema", "name": name, "schema": schema}  # as written (H2)
     strict, rewrites = _strict(schema, name)

@@ -428,9 +428,10 @@ def test_strict_tools_and_response_format() -> None:
     class Answer(BaseModel):
         city: str
 
-    body, kinds = body_of(
-        MODEL, llmkit.Context(messages=[llmkit.user("x")]), response_format=Answer
-    )
+    # Claude 4.5 takes output_config.format (tests/wire/anthropic_messages/test_features.py);
+    # a model the catalogue does not know to take it gets it reported, never silently dropped.
+    old = MODEL.model_copy(update={"id": "claude-sonnet-4-0"})
+    body, kinds = body_of(old, llmkit.Context(messages=[llmkit.user("x")]), response_format=Answer)
     assert "output_config" not in body and kinds == ["option_unsupported"]
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import json
-from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -369,65 +368,60 @@ def test_provider_options_are_merged_last() -> None:
     assert body["guardrailConfig"]["guardrailIdentifier"] == "gr-1"
 
 
-# -- the hooks for issue #14 (DocumentPart, CachePoint), exercised with stand-in parts ----------
+# -- documents and cache points ----------------------------------------------------------------
 
 
 def _with_parts(*parts: Any) -> llmkit.Context:
-    # model_construct: the stand-ins are not (yet) members of the UserMessage part union
-    message = llmkit.UserMessage.model_construct(
-        role="user", content=[llmkit.TextPart(text="Read this."), *parts]
+    return llmkit.Context(
+        messages=[llmkit.UserMessage(content=[llmkit.TextPart(text="Read this."), *parts])]
     )
-    return llmkit.Context.model_construct(system=None, messages=[message], tools=[])
 
 
-def test_hook_a_cache_point_after_content_becomes_a_cache_point_block() -> None:
-    body, _ = build(NOVA, _with_parts(SimpleNamespace(type="cache_point")))
+def test_a_cache_point_after_content_becomes_a_cache_point_block() -> None:
+    body, _ = build(NOVA, _with_parts(llmkit.CachePoint()))
     assert body["messages"][0]["content"] == [
         {"text": "Read this."},
         {"cachePoint": {"type": "default"}},
     ]
 
 
-def test_hook_a_pdf_document_becomes_a_document_block_on_a_pdf_model() -> None:
-    pdf = base64.b64encode(b"%PDF-1.4 minimal").decode()
-    document = SimpleNamespace(
-        type="document",
-        data=pdf,
-        url=None,
-        text=None,
-        media_type="application/pdf",
-        title="Q3 report: final!",
+def test_a_cache_point_in_a_tool_result_caches_up_to_the_result() -> None:
+    # Bedrock takes no cachePoint inside toolResult.content (botocore's model refuses it).
+    call = llmkit.ToolCall(
+        id="t1", name="get_weather", arguments={"city": "Oslo"}, raw_arguments='{"city": "Oslo"}'
     )
-    model = NOVA.model_construct(**{**NOVA.__dict__, "input": ["text", "image", "pdf"]})
+    reply = llmkit.AssistantMessage(
+        content=[call], provider="bedrock", api="bedrock-converse", model=NOVA.id
+    )
+    result = llmkit.ToolResultMessage(
+        tool_call_id="t1",
+        tool_name="get_weather",
+        content=[llmkit.TextPart(text="42"), llmkit.CachePoint()],
+    )
+    context = llmkit.Context(messages=[llmkit.user("go"), reply, result], tools=[TOOL])
+    body, _ = build(NOVA, context)  # validated by botocore
+    last = body["messages"][-1]["content"]
+    assert last == [
+        {"toolResult": {"toolUseId": "t1", "content": [{"text": "42"}], "status": "success"}},
+        {"cachePoint": {"type": "default"}},
+    ]
+
+
+def test_a_pdf_document_becomes_a_document_block_on_a_pdf_model() -> None:
+    pdf = base64.b64encode(b"%PDF-1.4 minimal").decode()
+    document = llmkit.DocumentPart(data=pdf, title="Q3 report: final!")
+    model = NOVA.model_copy(update={"input": ["text", "image", "pdf"]})
     body, _ = build(model, _with_parts(document))
     assert body["messages"][0]["content"][1] == {
         "document": {"format": "pdf", "name": "Q3 report final", "source": {"bytes": pdf}}
     }
-    text = SimpleNamespace(
-        type="document",
-        data=None,
-        url=None,
-        text="plain words",
-        media_type="text/plain",
-        title="notes",
-    )
+    text = llmkit.DocumentPart(text="plain words", title="notes")
     body, _ = build(NOVA, _with_parts(text))
     assert body["messages"][0]["content"][1] == {"text": "[notes]\nplain words"}
 
 
-@pytest.mark.skipif(
-    "document_omitted" not in __import__("llmkit._diagnostics", fromlist=["x"]).DIAGNOSTIC_KINDS,
-    reason="document_omitted arrives with DocumentPart (issue #14)",
-)
-def test_hook_a_pdf_to_a_model_without_pdf_input_is_omitted_and_reported() -> None:
-    document = SimpleNamespace(
-        type="document",
-        data="JVBERi0=",
-        url=None,
-        text=None,
-        media_type="application/pdf",
-        title=None,
-    )
+def test_a_pdf_to_a_model_without_pdf_input_is_omitted_and_reported() -> None:
+    document = llmkit.DocumentPart(data="JVBERi0=")
     body, diagnostics = build(NOVA, _with_parts(document))
     assert kinds(diagnostics) == ["document_omitted"]
     assert body["messages"][0]["content"][1]["text"].startswith("[document omitted")

@@ -162,19 +162,15 @@ def test_signature_in_the_middle_of_text_splits_the_text_in_place_F2() -> None:
     ]
 
 
-def test_parts_llmkit_does_not_model_are_reported_and_their_signature_kept() -> None:
-    msg = final(
-        sse(
-            chunk({"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}),
-            chunk(
-                {"executableCode": {"language": "PYTHON", "code": "1"}, "thoughtSignature": SIG_A}
-            ),
-            chunk({"inlineData": {"mimeType": "image/png", "data": "AAAA"}}, finish="STOP"),
-        )
-    )
+def test_parts_llmkit_does_not_model_are_kept_whole_for_replay_signature_included() -> None:
+    image = {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}
+    code = {"executableCode": {"language": "PYTHON", "code": "1"}, "thoughtSignature": SIG_A}
+    msg = final(sse(chunk(image), chunk(code), chunk(dict(image), finish="STOP")))
     unknown = [d for d in msg.diagnostics if d.kind == "event_unknown"]
-    assert [d.details["part"] for d in unknown] == ["inlineData", "executableCode"]  # once each
-    assert [p.signature for p in msg.content if isinstance(p, llmkit.ThinkingPart)] == [SIG_A]
+    # a hosted tool's part (code execution) is known; another kind is reported, once
+    assert [d.details["part"] for d in unknown] == ["inlineData"]
+    kept = [p.replay for p in msg.content if isinstance(p, llmkit.ThinkingPart)]
+    assert kept == [{"gemini": "part", "part": p} for p in (image, code, image)]
 
 
 def test_other_candidates_are_ignored_and_reported() -> None:

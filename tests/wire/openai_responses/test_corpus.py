@@ -10,7 +10,8 @@ event's ``output``), not the deltas llmkit assembles. Non-streamed bodies go thr
 The recordings cover: reasoning summaries and encrypted reasoning (QUIRKS F4), argument deltas
 without ``call_id`` (F5), argument text only in ``.done`` (LM Studio, DeepSeek), item ids that
 rotate between events (GitHub Copilot), ``data:`` before ``event:`` (Bedrock), a custom tool,
-image generation (an item llmkit ignores, reported), and ``error`` + ``response.failed``.
+image generation (a hosted-tool item, kept whole in place for replay, docs/design.md §5), and
+``error`` + ``response.failed``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 import pytest
 
 import llmkit
+from llmkit._wire.openai_responses.decode import KNOWN_HOSTED
 from llmkit.testing import FakeError, FakeProvider
 from tests.corpus import (
     CorpusSkip,
@@ -127,7 +129,7 @@ class Expected:
     thinking: list[str] = field(default_factory=list)  # per reasoning item
     encrypted: list[str | None] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
-    ignored_types: set[str] = field(default_factory=set)
+    hosted: list[dict[str, Any]] = field(default_factory=list)  # hosted-tool items, in order
     terminal: str | None = None
     status: str | None = None
     incomplete_reason: str | None = None
@@ -156,7 +158,7 @@ def read_items(items: list[dict[str, Any]], exp: Expected) -> None:
         elif kind == "custom_tool_call":
             exp.calls.append(Call(item["call_id"], item["name"], item.get("input") or "", True))
         else:
-            exp.ignored_types.add(str(kind))
+            exp.hosted.append(item)
 
 
 def expected_responses(body: bytes) -> Expected:
@@ -274,11 +276,26 @@ def check_thinking(exchange: Exchange) -> None:
     """One ThinkingPart per reasoning item: summary/reasoning-text parts joined by a blank
     line; replay carries the item id and the *final* encrypted content (QUIRKS F4)."""
     exp = expected(exchange)
-    parts = [p for p in message(exchange).content if isinstance(p, llmkit.ThinkingPart)]
+    parts = [
+        p
+        for p in message(exchange).content
+        if isinstance(p, llmkit.ThinkingPart) and "item" not in (p.replay or {})
+    ]
     assert [p.thinking for p in parts] == exp.thinking
     for part, encrypted in zip(parts, exp.encrypted, strict=True):
         assert part.replay is not None and part.replay["id"]
         assert part.replay.get("encrypted_content") == encrypted
+
+
+def check_hosted_items(exchange: Exchange) -> None:
+    """Every hosted-tool item is kept whole (its final version), in order, as an opaque part
+    for replay to the same model (docs/design.md §5)."""
+    kept = [
+        p.replay["item"]
+        for p in message(exchange).content
+        if isinstance(p, llmkit.ThinkingPart) and "item" in (p.replay or {})
+    ]
+    assert kept == expected(exchange).hosted
 
 
 def check_tool_calls(exchange: Exchange) -> None:
@@ -307,7 +324,7 @@ def check_order(exchange: Exchange) -> None:
         if event.get("type") == "response.output_item.done":
             body_items.append(event["item"]["type"])
     kinds = {"reasoning": "thinking", "function_call": "tool_call", "custom_tool_call": "tool_call"}
-    want = [kinds.get(k, "text") for k in body_items if k in (*kinds, "message")]
+    want = [kinds.get(k, "text" if k == "message" else "thinking") for k in body_items]
     got = [p.type for p in message(exchange).content]
     # a message whose text is empty produces no part
     assert [k for k in want if k != "text"] == [k for k in got if k != "text"]
@@ -357,11 +374,13 @@ def check_errors(exchange: Exchange) -> None:
 
 
 def check_diagnostics(exchange: Exchange) -> None:
-    """Only what the recording makes necessary is reported: an ignored item type (once per
-    type), a custom tool's non-JSON input, missing usage. A clean stream reports nothing."""
+    """Only what the recording makes necessary is reported: an item type llmkit does not know
+    (once per type; known hosted-tool items are kept silently), a custom tool's non-JSON
+    input, missing usage. A clean stream reports nothing."""
     exp = expected(exchange)
     msg = message(exchange)
-    want = [("event_unknown", t) for t in sorted(exp.ignored_types)]
+    unknown = {str(i.get("type")) for i in exp.hosted} - KNOWN_HOSTED
+    want = [("event_unknown", t) for t in sorted(unknown)]
     want += [
         ("tool_arguments_invalid", c.id) for c in exp.calls if status_of(c.arguments) != "complete"
     ]
@@ -409,6 +428,7 @@ STREAM_CHECKS: dict[str, Callable[[Exchange], None]] = {
         check_terminal,
         check_text,
         check_thinking,
+        check_hosted_items,
         check_tool_calls,
         check_order,
         check_stop_reason,
