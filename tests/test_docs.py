@@ -177,7 +177,10 @@ def _close_fakes(namespace: dict[str, object]) -> None:
 
 
 @pytest.mark.parametrize("page", RUN)
-def test_guide_examples_run_as_shown(page: str) -> None:
+def test_guide_examples_run_as_shown(page: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):  # no example may reach a real provider
+        if name.endswith(("_API_KEY", "_BEDROCK")) or name.startswith(("AWS_", "GOOGLE_")):
+            monkeypatch.delenv(name)
     found = blocks(DOCS / page)
     ran: dict[int, str] = {}  # python block line -> its output
     namespace: dict[str, object] = {"__name__": "__docs__"}
