@@ -8,9 +8,9 @@ The guides' code is checked the way a reader runs it:
   block whose fence is preceded by ``<!-- not run: <reason> -->`` is skipped (it needs a real
   key, say), and the reason is required;
 - a ``text`` block right after a python block is that block's output, checked exactly;
-- in ``console`` blocks (``cli.md``), each ``$ command`` runs in a shell (the repository as
-  working directory, the test's Python first on ``PATH``) and the lines after it, up to the
-  next ``$``, are its output (stdout then stderr), checked exactly.
+- in ``console`` blocks (``cli.md``), each ``$ command`` runs in a shell (in an empty
+  temporary directory, one per block, the test's Python first on ``PATH``) and the lines after
+  it, up to the next ``$``, are its output (stdout then stderr), checked exactly.
 
 ``mkdocs build --strict`` itself (broken links, missing references) runs in ``.ci/run``.
 """
@@ -23,6 +23,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -207,6 +208,11 @@ def test_not_run_blocks_say_why() -> None:
 
 
 def _run_console(page: str, block: Block) -> None:
+    with tempfile.TemporaryDirectory() as cwd:
+        _run_commands(page, block, Path(cwd))
+
+
+def _run_commands(page: str, block: Block, cwd: Path) -> None:
     commands: list[tuple[str, list[str]]] = []
     for line in block.code.rstrip("\n").split("\n"):
         if line.startswith("$ "):
@@ -221,7 +227,7 @@ def _run_console(page: str, block: Block) -> None:
     for command, expected in commands:
         result = subprocess.run(
             ["bash", "-c", f"set -o pipefail; {command}"],
-            cwd=ROOT,
+            cwd=cwd,
             env=env,
             capture_output=True,
             text=True,
@@ -231,3 +237,21 @@ def _run_console(page: str, block: Block) -> None:
         printed = (result.stdout + result.stderr).rstrip("\n")
         where = f"docs/{page}:{block.line}: $ {command}"
         assert printed == "\n".join(expected).rstrip("\n"), where
+
+
+def test_the_pytest_example_passes(tmp_path: Path) -> None:
+    """The pytest module of testing.md, run by pytest with llmkit's plugin, passes."""
+    (example,) = [b for b in blocks(DOCS / "testing.md") if b.skipped and "pytest" in b.skipped]
+    (tmp_path / "test_example.py").write_text(example.code, "utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.pop("PYTEST_ADDOPTS", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_example.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "4 passed" in result.stdout, result.stdout
