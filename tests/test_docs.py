@@ -7,7 +7,8 @@ The guides' code is checked the way a reader runs it:
   (a later block may use what an earlier one defined), against llmkit's fake provider; a
   block whose fence is preceded by ``<!-- not run: <reason> -->`` is skipped (it needs a real
   key, say), and the reason is required;
-- a ``text`` block right after a python block is that block's output, checked exactly;
+- a ``text`` block right after a python block (titled "Output" on the site) is that block's
+  output, checked exactly;
 - in ``console`` blocks (``cli.md``), each ``$ command`` runs in a shell (in an empty
   temporary directory, one per block, the test's Python first on ``PATH``) and the lines after
   it, up to the next ``$``, are its output (stdout then stderr), checked exactly.
@@ -245,6 +246,7 @@ def test_the_pytest_example_passes(tmp_path: Path) -> None:
     (tmp_path / "test_example.py").write_text(example.code, "utf-8")
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)  # the fixture comes from the entry point
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_example.py"],
         cwd=tmp_path,
