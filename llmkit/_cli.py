@@ -198,6 +198,8 @@ def _cmd_replay(ns: argparse.Namespace) -> int:
             else:
                 with Path(name).open("rb") as source:
                     _replay(model, source, ns.json)
+        except BrokenPipeError:
+            raise  # the reader of stdout went away (`| head`): main() stops quietly
         except (llmkit.LLMError, _Failure, OSError) as e:
             # Each file is decoded on its own: report this one and go on with the next.
             failed = True

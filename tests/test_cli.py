@@ -508,3 +508,25 @@ def test_replay_of_a_missing_file_goes_on_with_the_others(tmp_path: Path) -> Non
     assert result.returncode == 1
     assert [line["type"] for line in json_lines(result.stdout)][-1] in ("done", "error")
     assert result.stderr.startswith("llmkit: error: cannot read ")
+
+
+def test_a_reader_that_goes_away_stops_replay_quietly(tmp_path: Path) -> None:
+    # `llmkit replay FILE --json | head -1`: stdout closes early. That is not a failure to read
+    # FILE (a BrokenPipeError is an OSError): no error line, and exit 1 as Python's own CLIs do.
+    body = b"".join(
+        f'data: {{"id":"c","choices":[{{"index":0,"delta":{{"content":"w{i} "}}}}]}}\n\n'.encode()
+        for i in range(20_000)
+    )
+    capture = tmp_path / "long.sse"
+    capture.write_bytes(body + b"data: [DONE]\n\n")
+    command = [sys.executable, "-m", "llmkit", "replay", str(capture), "--api", "openai-chat"]
+    with subprocess.Popen(
+        [*command, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.readline()
+        proc.stdout.close()  # the reader goes away after one line
+        err = proc.stderr.read()
+        status = proc.wait(timeout=60)
+    assert status == 1
+    assert b"cannot read" not in err and b"Traceback" not in err, err

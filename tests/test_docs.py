@@ -49,6 +49,12 @@ RUN = (
     "diagnostics.md",
     "testing.md",
     "cli.md",
+    "structured-output.md",
+    "prompt-caching.md",
+    "documents.md",
+    "hosted-tools.md",
+    "token-counting.md",
+    "mcp.md",
 )
 """The guides whose examples run here (the other pages' examples are shown, not run: they
 need a cloud account, a web server or httpx2)."""
