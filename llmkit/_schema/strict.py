@@ -194,6 +194,7 @@ class _StrictWalker:
             schema["description"] = f"{desc} ({text})" if desc else text
 
     def node(self, s: Any, ptr: str, *, is_property: bool = False) -> Any:
+        """``s`` (at ``ptr``) in strict mode's subset, each lossy step reported."""
         if not isinstance(s, dict):
             if is_property:
                 self.fatal.append(f"{ptr}: a boolean schema has no type")
@@ -203,17 +204,42 @@ class _StrictWalker:
             if isinstance(defs, dict):
                 for name in list(defs):
                     defs[name] = self.node(defs[name], _pointer(ptr, key, name))
+        unwrapped = self._unwrap(s, ptr, is_property=is_property)
+        if unwrapped is not None:
+            return unwrapped
+        if self.fix and s.get("$ref") in self._inlining and _siblings(s):
+            # A recursive model: inlining again would never end; strict mode accepts
+            # siblings next to anyOf, so wrap the reference instead.
+            s = {"anyOf": [{"$ref": s.pop("$ref")}], **s}
+        notes: list[str] = []
+        self._default(s, ptr, notes)
+        self._unsupported(s, ptr, notes)
+        self._note(s, notes)
+        if "oneOf" in s:
+            self._report(ptr, "oneof_to_anyof", "oneOf replaced by anyOf", "oneOf")
+            if self.fix:
+                s["anyOf"] = s.pop("oneOf") + s.get("anyOf", [])
+        for key in ("anyOf", "oneOf", "allOf"):
+            if isinstance(s.get(key), list):
+                s[key] = [self.node(b, _pointer(ptr, key, i)) for i, b in enumerate(s[key])]
+        types = _types(s)
+        if "object" in types:
+            self._object(s, ptr)
+        if "array" in types:
+            self._array(s, ptr)
+        if is_property and not any(k in s for k in _TYPED):
+            self.fatal.append(f"{ptr}: no type (Any); strict mode needs a typed schema")
+        return s
 
+    def _unwrap(self, s: dict[str, Any], ptr: str, *, is_property: bool) -> Any:
+        """The node walked again without its wrapper, when it had one strict mode refuses: a
+        ``$ref`` with sibling keywords (inlined), a one-entry ``allOf`` (merged); else None."""
         ref = s.get("$ref")
-        siblings = [k for k in s if k not in ("$ref", "$defs", "definitions")]
+        siblings = _siblings(s)
         if isinstance(ref, str) and siblings:
             if not self.fix:
                 self.problems.append(f"{ptr}: $ref has sibling keywords {siblings}")
-            elif ref in self._inlining:
-                # A recursive model: inlining again would never end; strict mode accepts
-                # siblings next to anyOf, so wrap the reference instead.
-                s = {"anyOf": [{"$ref": s.pop("$ref")}], **s}
-            else:
+            elif ref not in self._inlining:
                 # Strict mode refuses siblings next to $ref (a field description, say):
                 # unravel the reference, the siblings taking priority (openai-python does so).
                 merged = {**_copy(resolve_ref(self.root, ref)), **s}
@@ -223,25 +249,29 @@ class _StrictWalker:
                     return self.node(merged, ptr, is_property=is_property)
                 finally:
                     self._inlining.pop()
-
         all_of = s.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
             if self.fix:  # a one-entry allOf is just a wrapper: merge it (not lossy)
                 rest = {k: v for k, v in s.items() if k != "allOf"}
                 return self.node({**all_of[0], **rest}, ptr, is_property=is_property)
             self.problems.append(f"{ptr}: allOf")
+        return None
 
-        notes: list[str] = []
+    def _default(self, s: dict[str, Any], ptr: str, notes: list[str]) -> None:
         default = s.get("default", _MISSING)
-        if default is not _MISSING:
-            if self.fix:
-                del s["default"]
-            if default is not None or not self.fix:
-                # A null default on a nullable property loses nothing: null stays null.
-                self._report(
-                    ptr, "default_removed", f"default {_short(default)} removed", "has a default"
-                )
-                notes.append(f"default: {_short(default)}")
+        if default is _MISSING:
+            return
+        if self.fix:
+            del s["default"]
+        if default is not None or not self.fix:
+            # A null default on a nullable property loses nothing: null stays null.
+            self._report(
+                ptr, "default_removed", f"default {_short(default)} removed", "has a default"
+            )
+            notes.append(f"default: {_short(default)}")
+
+    def _unsupported(self, s: dict[str, Any], ptr: str, notes: list[str]) -> None:
+        """Keywords, formats and patterns strict mode refuses: removed, said in a note."""
         for key in _STRICT_UNSUPPORTED:
             if key in s:
                 value = s.pop(key) if self.fix else s[key]
@@ -278,24 +308,6 @@ class _StrictWalker:
                 keyword="pattern",
             )
             notes.append(f"pattern: {pattern}")
-        self._note(s, notes)
-
-        if "oneOf" in s:
-            self._report(ptr, "oneof_to_anyof", "oneOf replaced by anyOf", "oneOf")
-            if self.fix:
-                s["anyOf"] = s.pop("oneOf") + s.get("anyOf", [])
-        for key in ("anyOf", "oneOf", "allOf"):
-            if isinstance(s.get(key), list):
-                s[key] = [self.node(b, _pointer(ptr, key, i)) for i, b in enumerate(s[key])]
-
-        types = _types(s)
-        if "object" in types:
-            self._object(s, ptr)
-        if "array" in types:
-            self._array(s, ptr)
-        if is_property and not any(k in s for k in _TYPED):
-            self.fatal.append(f"{ptr}: no type (Any); strict mode needs a typed schema")
-        return s
 
     def _object(self, s: dict[str, Any], ptr: str) -> None:
         props = s.get("properties")
@@ -358,6 +370,11 @@ class _StrictWalker:
             s["items"] = self.node(items, _pointer(ptr, "items"), is_property=True)
         elif not isinstance(prefix, list):
             self.fatal.append(f"{ptr}: an array without an item type cannot be strict")
+
+
+def _siblings(s: dict[str, Any]) -> list[str]:
+    """The keywords next to a ``$ref`` (definitions aside)."""
+    return [k for k in s if k not in ("$ref", "$defs", "definitions")]
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
