@@ -136,3 +136,28 @@ def test_counting_takes_no_scripted_reply() -> None:
         llmkit.count_tokens(model, context(), api_key=fake.api_key)
         reply = llmkit.complete(model, context(), api_key=fake.api_key)
     assert reply.text == "Sunny."
+
+
+@pytest.mark.parametrize(
+    ("api", "endpoint"),
+    [
+        ("gemini", "/publishers/google/models/m:countTokens"),
+        ("anthropic-messages", "/publishers/anthropic/models/count-tokens:rawPredict"),
+    ],
+)
+def test_count_tokens_on_vertex_uses_vertex_endpoints_and_bodies(api: str, endpoint: str) -> None:
+    # Vertex AI counts at its own URLs, with google-genai's (Gemini) and the anthropic SDK's
+    # Vertex client's (Claude) body shapes, not the vendor APIs'.
+    with FakeProvider(api=api, platform="vertex", require_key=False) as fake:  # type: ignore[arg-type]
+        n = llmkit.count_tokens(fake.model("m"), context(), api_key="ya29.token")
+        [request] = fake.requests
+    assert n == estimate(request)
+    assert request.path == "/v1/projects/fake-project/locations/us-central1" + endpoint
+    if api == "gemini":
+        assert "generateContentRequest" not in request.body
+        assert request.body["systemInstruction"] == {"parts": [{"text": "Be brief."}]}
+        validate_gemini(request.body)
+    else:
+        assert request.body["model"] == "m"
+        assert request.body["anthropic_version"] == "vertex-2023-10-16"
+        assert "max_tokens" not in request.body and "stream" not in request.body

@@ -1,6 +1,8 @@
 """The token-counting endpoints the fake provider serves (``count_tokens``): Anthropic
 ``POST /v1/messages/count_tokens``, OpenAI Responses ``POST /v1/responses/input_tokens`` and
-Gemini ``POST /v1beta/models/{model}:countTokens``, answered in each wire's shape.
+Gemini ``POST /v1beta/models/{model}:countTokens``, and Vertex AI's two (``…/publishers/google/
+models/{model}:countTokens``, ``…/publishers/anthropic/models/count-tokens:rawPredict``),
+answered in each wire's shape.
 
 They are answered by the fake itself, without taking a scripted reply: the count is
 ``FakeProvider(count_tokens=...)`` applied to the request, by default :func:`estimate` (about
@@ -23,7 +25,12 @@ __all__ = ["Counter", "answer", "estimate", "route"]
 Counter = Callable[[FakeRequest], int]
 """Counts a counting request's input tokens."""
 
-_GEMINI = re.compile(r"^/v1beta/models/[^/:]+:countTokens$")
+_GEMINI = re.compile(
+    r"^(/v1beta|/v1/projects/[^/]+/locations/[^/]+/publishers/google)/models/[^/:]+:countTokens$"
+)
+_VERTEX_CLAUDE = re.compile(
+    r"^/v1/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/count-tokens:rawPredict$"
+)
 _PATHS = {
     "/v1/messages/count_tokens": "anthropic-messages",
     "/v1/responses/input_tokens": "openai-responses",
@@ -37,6 +44,8 @@ def route(method: str, path: str) -> str | None:
     bare = path.split("?", 1)[0].rstrip("/")
     if bare in _PATHS:
         return _PATHS[bare]
+    if _VERTEX_CLAUDE.match(bare):
+        return "anthropic-messages"
     return "gemini" if _GEMINI.match(bare) else None
 
 
