@@ -48,6 +48,7 @@ DiagnosticKind = Literal[
     "thinking_dropped",
     "tool_call_id_normalized",
     "orphan_tool_call",
+    "tool_history_flattened",  # tool blocks sent as text to a wire that needs tools for them
     "message_inserted",  # a turn the server requires was added (Mistral, QUIRKS G2)
 ]
 

@@ -48,7 +48,8 @@ SCANNED_DIRS = ("llmkit", "tests", "examples", "benchmarks", "docs")
 TOP_LEVEL = ("README.md", "CHANGELOG.md", "pyproject.toml")
 
 # The catalogue: section letter -> number of rows. Ids are stable: never renumbered or dropped.
-SECTIONS = {"A": 10, "B": 6, "C": 5, "D": 8, "E": 5, "F": 8, "G": 4, "H": 5, "I": 4, "J": 2}
+# G5 (Bedrock tool blocks without toolConfig) was added here, after the shared catalogue.
+SECTIONS = {"A": 10, "B": 6, "C": 5, "D": 8, "E": 5, "F": 8, "G": 5, "H": 5, "I": 4, "J": 2}
 CATALOGUE = [f"{s}{n}" for s, count in SECTIONS.items() for n in range(1, count + 1)]
 
 ID = r"[A-Z]\d{1,2}"

@@ -6,6 +6,8 @@ the wire's error shape), so that a user's tests catch a request the provider wou
   (the top-level one included), a 1-hour breakpoint after a 5-minute one;
 - OpenAI: a ``file_data`` without its ``filename`` (Chat ``file`` parts, Responses
   ``input_file``);
+- Bedrock Converse: ``toolUse``/``toolResult`` blocks in a request without ``toolConfig``
+  (docs/quirks.md G5);
 - a hosted-tool type the wire does not know (Anthropic ``tools[].type``, Responses
   ``tools[].type``, Chat ``tools[].type``, a Gemini ``tools[]`` entry's field).
 
@@ -253,11 +255,25 @@ def gemini(body: dict[str, Any], reads: Collection[str]) -> str | None:
     return None
 
 
+def bedrock_converse(body: dict[str, Any], reads: Collection[str]) -> str | None:
+    """Tool blocks need a ``toolConfig`` (QUIRKS G5)."""
+    if "toolConfig" in body:
+        return None
+    for message in _dicts(body.get("messages")):
+        if any("toolUse" in b or "toolResult" in b for b in _dicts(message.get("content"))):
+            return (
+                "The toolConfig field must be defined when using toolUse and toolResult "
+                "content blocks."
+            )
+    return None
+
+
 CHECKS: dict[str, Callable[[dict[str, Any], Collection[str]], str | None]] = {
     "anthropic-messages": anthropic,
     "openai-chat": openai_chat,
     "openai-responses": openai_responses,
     "gemini": gemini,
+    "bedrock-converse": bedrock_converse,
 }
 """The check of each wire, by ``Model.api``."""
 

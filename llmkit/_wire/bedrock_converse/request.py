@@ -66,6 +66,7 @@ from ..anthropic_messages.request import THINKING_BUDGETS, supports_sampling, th
 from ..contract import Options
 from ..features import function_tools, provider_tools
 from ..prepare import check_tools, prepare, same_model
+from .history import flatten_tool_blocks
 
 __all__ = ["DEFAULT_MAX_TOKENS", "build", "family", "headers", "url"]
 
@@ -129,6 +130,8 @@ def build(
     builder.options(body, context, opts)
     if opts.provider_options:
         body.update(opts.provider_options)
+    if builder.has_tool_blocks and "toolConfig" not in body:
+        flatten_tool_blocks(body["messages"], builder.diags)  # G5: no tools, no tool blocks
     return body, builder.diags
 
 

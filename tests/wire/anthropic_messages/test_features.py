@@ -74,7 +74,7 @@ class Order(BaseModel):
     note: str | None = None
 
 
-def test_response_format_is_output_config_format_with_the_anthropic_schema() -> None:
+def test_response_format_is_output_config_format_with_the_anthropic_schema() -> None:  # QUIRKS H5
     ctx = llmkit.Context(messages=[llmkit.user("Order two pens")])
     body, diags = body_of(MODEL, ctx, response_format=Order)
     fmt = body["output_config"]["format"]

@@ -425,3 +425,58 @@ def test_a_pdf_to_a_model_without_pdf_input_is_omitted_and_reported() -> None:
     body, diagnostics = build(NOVA, _with_parts(document))
     assert kinds(diagnostics) == ["document_omitted"]
     assert body["messages"][0]["content"][1]["text"].startswith("[document omitted")
+
+
+def test_tool_blocks_without_tools_are_sent_as_text() -> None:
+    # QUIRKS G5: Bedrock refuses toolUse/toolResult blocks in a request without toolConfig, which
+    # is what a turn without tools after a tool loop sends; declaring tools nobody offered would
+    # let the model call them, so the history's calls and results become text.
+    failed = llmkit.ToolCall(id="tooluse_2", name="get_weather", arguments={"city": "Røros"})
+    context = llmkit.Context(
+        messages=[
+            llmkit.user("Weather in Oslo and Røros?"),
+            turn(llmkit.TextPart(text="Checking."), CALL, failed),
+            llmkit.tool_result(CALL, "sunny", images=[PNG]),
+            llmkit.tool_result(failed, "timeout", is_error=True),
+            llmkit.user("Summarise."),
+        ]
+    )
+    body, diagnostics = build(NOVA, context)
+    assert "toolConfig" not in body and "toolUse" not in json.dumps(body)
+    assert "toolResult" not in json.dumps(body)
+    assert body["messages"][1]["content"] == [
+        {"text": "Checking."},
+        {"text": '[tool call tooluse_1 (get_weather): {"city":"Oslo"}]'},
+        {"text": '[tool call tooluse_2 (get_weather): {"city":"Røros"}]'},
+    ]
+    results = body["messages"][2]["content"]
+    assert results[0] == {"text": "[result of tool call tooluse_1 (get_weather)]"}
+    assert results[1] == {"text": "sunny"} and "image" in results[2]
+    assert results[3:] == [
+        {"text": "[result of tool call tooluse_2 (get_weather) (error)]"},
+        {"text": "timeout"},
+        {"text": "Summarise."},
+    ]
+    [flattened] = [d for d in diagnostics if d.kind == "tool_history_flattened"]
+    assert flattened.details == {
+        "calls": ["tooluse_1", "tooluse_2"],
+        "results": ["tooluse_1", "tooluse_2"],
+    }
+    # With the tools declared, the same history keeps its tool blocks and nothing is reported.
+    body, diagnostics = build(NOVA, llmkit.Context(messages=context.messages, tools=[TOOL]))
+    assert "toolUse" in body["messages"][1]["content"][1]
+    assert "tool_history_flattened" not in kinds(diagnostics)
+
+
+def test_a_turn_without_tools_after_a_tool_loop_goes_through_the_fake() -> None:
+    from llmkit.testing import FakeProvider, FakeReply
+
+    with FakeProvider([FakeReply("Oslo: sunny.")], api="bedrock-converse") as fake:
+        history = [llmkit.user("Weather?"), turn(CALL), llmkit.tool_result(CALL, "sunny")]
+        message = llmkit.complete(
+            fake.model(),
+            llmkit.Context(messages=[*history, llmkit.user("Summarise.")]),
+            api_key=fake.api_key,
+        )
+    assert message.text == "Oslo: sunny."
+    assert "tool_history_flattened" in kinds(message.diagnostics)
