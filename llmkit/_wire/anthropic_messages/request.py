@@ -194,7 +194,7 @@ def build(
         body["system"] = context.system
     body["messages"] = _messages(prepared.messages, model, diags)
     eager = _eager(model, opts, diags)
-    tools = [_tool(t, model, eager) for t in function_tools(context)]
+    tools = [_tool(t, model, eager, diags) for t in function_tools(context)]
     # Copied: a cache breakpoint may be put on one, and the caller's spec is never modified.
     tools += [dict(spec) for spec in provider_tools(context, model, diags)]
     if tools:
@@ -427,9 +427,10 @@ def _eager(model: Model, opts: Options, diags: list[Diagnostic]) -> bool:
     return False
 
 
-def _tool(t: Tool, model: Model, eager: bool) -> dict[str, Any]:
+def _tool(t: Tool, model: Model, eager: bool, diags: list[Diagnostic]) -> dict[str, Any]:
     # The full JSON Schema is sent, $defs and nested objects included (Anthropic takes draft
-    # 2020-12 as is; no dialect rewrite for Anthropic, QUIRKS H5).
+    # 2020-12 as is). A strict tool's schema gets the structured-output transform: strict tools
+    # have the same schema limits as output_config.format (QUIRKS H5).
     out: dict[str, Any] = {"name": t.name}
     if t.description:
         out["description"] = t.description
@@ -440,6 +441,10 @@ def _tool(t: Tool, model: Model, eager: bool) -> dict[str, Any]:
                 f"Tool {t.name!r} is strict, but {model.provider}/{model.id} does not support "
                 "strict tool schemas"
             )
+        from ..._schema.anthropic import anthropic_output_schema
+
+        out["input_schema"], rewrites = anthropic_output_schema(t.parameters, t.name)
+        diags.extend(rewrites)
         out["strict"] = True
     if eager:
         out["eager_input_streaming"] = True

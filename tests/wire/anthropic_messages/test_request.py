@@ -5,10 +5,10 @@ wire shape), including histories handed over from OpenAI Chat and from Gemini.""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 import llmkit
 from tests.helpers import consume
@@ -441,3 +441,24 @@ def test_build_request_does_not_modify_the_context() -> None:
     before = ctx.model_dump_json()
     body_of(MODEL, ctx)
     assert ctx.model_dump_json() == before
+
+
+def test_a_strict_tool_gets_the_structured_output_schema_transform() -> None:  # QUIRKS H5
+    class Pick(BaseModel):
+        count: int = Field(ge=1, description="How many.")
+        kind: Literal["pen", "pad"] | None = None
+
+    strict = llmkit.tool(Pick, name="pick", strict=True)
+    ctx = llmkit.Context(messages=[llmkit.user("x")], tools=[strict])
+    request = llmkit.build_request(
+        MODEL.model_copy(update={"strict_tools": True}), ctx, api_key="k"
+    )
+    [sent] = json.loads(request.content)["tools"]
+    schema = sent["input_schema"]
+    assert sent["strict"] is True and schema["additionalProperties"] is False
+    assert "minimum" not in schema["properties"]["count"]  # moved into the description
+    assert "1" in schema["properties"]["count"]["description"]
+    assert schema["required"] == ["count"]  # optional properties stay optional (unlike OpenAI)
+    rewrites = [d for d in request.extensions["llmkit.diagnostics"] if d.kind == "schema_rewritten"]
+    assert rewrites and {d.details["tool"] for d in rewrites} == {"pick"}
+    assert strict.parameters["properties"]["count"]["minimum"] == 1  # the tool is not modified
