@@ -37,17 +37,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from .contestants import CONTESTANTS, IMPORTS, LLMKIT, SUPPORTS
+from .contestants import ALL_APIS, CONTESTANTS, IMPORTS, LLMKIT, SUPPORTS
 from .server import BenchServer
-from .streams import ENCODERS, SHAPES, StreamSpec, digest, expected_digest, render
+from .streams import (
+    ENCODERS,
+    NO_IDS,
+    SHAPES,
+    StreamSpec,
+    digest,
+    expected_digest,
+    render,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-APIS = ("openai-chat", "anthropic-messages", "openai-responses", "gemini")
+APIS = ALL_APIS
 WIRE_MODULES = {
     "openai-chat": "llmkit._wire.openai_chat.decode",
     "anthropic-messages": "llmkit._wire.anthropic_messages.decode",
     "openai-responses": "llmkit._wire.openai_responses.decode",
     "gemini": "llmkit._wire.gemini.decode",
+    "bedrock-converse": "llmkit._wire.bedrock_converse.decode",
 }
 SDK_PACKAGES = {"openai-sdk": "openai", "anthropic-sdk": "anthropic"}
 WARMUP_N = 40
@@ -138,7 +147,9 @@ def _llmkit_reason(api: str) -> str | None:
         last = list(llmkit.parse_stream(model, render(spec).writes))[-1]
         if not isinstance(last, (llmkit.Done, llmkit.Error)):
             return f"llmkit's {api} stream does not end with Done or Error"
-        calls = [(c.id, c.name, c.arguments) for c in last.message.tool_calls]
+        calls = [
+            (None if api in NO_IDS else c.id, c.name, c.arguments) for c in last.message.tool_calls
+        ]
     except Exception as exc:
         return f"llmkit cannot parse the {api} stream ({type(exc).__name__}: {exc})"[:300]
     if digest(calls) != expected_digest(spec):
