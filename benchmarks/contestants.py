@@ -11,7 +11,9 @@ and parsed arguments, compared by the parent with the generated ones), ``peak_rs
 Contestants:
 
 - ``floor``: httpx + httpx-sse ``connect_sse``, ``json.loads`` per event, argument fragments
-  accumulated in lists and parsed once at the end: no partial parsing, no event objects;
+  accumulated in lists and parsed once at the end: no partial parsing, no event objects
+  (Gemini: ``partialArgs`` leaves set by JSON path; Bedrock: ``iter_bytes`` and a minimal
+  CRC-checking event-stream parser, :func:`_frames`);
 - ``llmkit-partial``: ``llmkit.stream`` reading ``partial_arguments`` on every
   ``ToolCallDelta`` (what a streaming UI does);
 - ``llmkit``: ``llmkit.stream`` without reading them;

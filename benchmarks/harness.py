@@ -11,9 +11,9 @@ Rules, applied per (wire API, shape, N):
 - a run that passes the cap (20 s) is stopped and the cell reads "> 20 s"; no more
   repetitions of it. A cell whose first run took more than half the cap gets
   :data:`LONG_REPS` (3) runs instead of ``reps``: at that length the spread between runs is
-  small, and it keeps the whole command near 15 minutes. A contestant whose median at the
-  previous N, scaled linearly to this N, already exceeds the cap is not run (it cannot grow
-  slower than linearly): "> 20 s", projected;
+  small, and it keeps the whole command near 25 minutes (as does ``large_reps``). A
+  contestant whose median at the previous N, scaled linearly to this N, already exceeds the
+  cap is not run (it cannot grow slower than linearly): "> 20 s", projected;
 - every run's result is checked: the digest of its 4 calls (ids, names, parsed arguments)
   must equal the generated one. A wrong result is a failure, whatever its time.
 """

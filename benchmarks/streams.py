@@ -17,6 +17,13 @@ Anthropic send for tool arguments). Calls stream one after another, as both prov
 parallel calls. The HTTP body is then cut at arbitrary offsets into 256-512 byte writes
 (:func:`cut`), each sent as one chunk of ``Transfer-Encoding: chunked``, so SSE events and
 UTF-8 sequences straddle writes the way they do on a real network.
+
+Two wires differ: ``gemini`` is Vertex AI with ``streamFunctionCallArguments`` (Gemini's
+public API sends calls whole), whose ``partialArgs`` carry JSON leaves by path rather than
+text, so the same arguments go out as string pieces of 4-16 characters of their values
+(:func:`gemini_fragments`), with no call ids; ``bedrock-converse`` is binary
+``application/vnd.amazon.eventstream`` messages (:func:`es_message`, real CRC32s) carrying the
+same 4-16 character ``toolUse.input`` fragments.
 """
 
 from __future__ import annotations
