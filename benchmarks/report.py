@@ -6,6 +6,7 @@ import datetime
 import math
 import os
 import platform
+from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -809,6 +810,24 @@ def structured_section(structured: dict[str, Any]) -> str:
 
 
 # -- several runs ------------------------------------------------------------------------------
+
+
+def throughput_to_json(tp: Throughput | None) -> dict[str, Any] | None:
+    """Scenario 1's results as ``run.py --json`` saves them."""
+    if tp is None:
+        return None
+    return {
+        "apis": tp.apis,
+        "shapes": tp.shapes,
+        "contestants": tp.contestants,
+        "ns": tp.ns,
+        "reps": tp.reps,
+        "large_reps": tp.large_reps,
+        "cap": tp.cap,
+        "events": {".".join(map(str, k)): v for k, v in tp.events.items()},
+        "skipped": {".".join(k): v for k, v in tp.skipped.items()},
+        "cells": {".".join(map(str, k)): asdict(v) for k, v in tp.cells.items()},
+    }
 
 
 def throughput_from_json(raw: dict[str, Any] | None) -> Throughput | None:

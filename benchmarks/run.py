@@ -11,7 +11,6 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the repository root importable
@@ -195,20 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         raw = {
             "machine": info,
-            "throughput": None
-            if tp is None
-            else {
-                "apis": tp.apis,
-                "shapes": tp.shapes,
-                "contestants": tp.contestants,
-                "ns": tp.ns,
-                "reps": tp.reps,
-                "large_reps": tp.large_reps,
-                "cap": tp.cap,
-                "events": {".".join(map(str, k)): v for k, v in tp.events.items()},
-                "skipped": {".".join(k): v for k, v in tp.skipped.items()},
-                "cells": {".".join(map(str, k)): asdict(v) for k, v in tp.cells.items()},
-            },
+            "throughput": report.throughput_to_json(tp),
             "imports": imports,
             "importtime": importtime,
             "concurrency": concurrency,

@@ -93,6 +93,16 @@ def test_every_contestant_process_returns_the_generated_calls() -> None:
             for name in names:
                 assert (api, shape, 50, name) in ran
     assert "Bedrock Converse, edits" in "\n".join(report.headline_lines(new))
+    # --ranges reads what --json saved: two copies of one run give single values.
+    raw = json.loads(
+        json.dumps({"machine": report.machine(), "throughput": report.throughput_to_json(new)})
+    )
+    back = report.throughput_from_json(raw["throughput"])
+    assert back is not None
+    assert report.headline_lines(back) == report.headline_lines(new)
+    text = report.ranges([raw, raw], ["a.json", "b.json"])
+    assert "reading `partial_arguments`, Bedrock Converse" in text
+    assert "| bedrock-converse | content | 50 | llmkit |" in text
 
 
 def test_the_bedrock_generator_writes_frames_botocore_parses() -> None:
