@@ -228,6 +228,16 @@ def _worst_ratio(
     return worst, where
 
 
+NEW_WIRES_NOTE = (
+    "Gemini is Vertex AI with `streamFunctionCallArguments` (Gemini's public API sends each "
+    "call whole, with no argument deltas): one `partialArgs` fragment per chunk, strings in "
+    "pieces of 4-16 characters, as recorded from Vertex; it sends no call ids, so only names "
+    "and arguments are compared there. Bedrock is `ConverseStream`'s binary event stream "
+    "with a Bedrock API key as bearer token. Neither has an SDK contestant (google-genai hands "
+    "the fragments over unassembled; boto3 needs SigV4 set up against loopback): see "
+    "benchmarks/README.md."
+)
+
 # The targets of issue #18.
 TARGET_PARTIAL_18, TARGET_NOREAD_18, TARGET_COLD = 1.3, 1.1, 1.3
 TARGET_EXTRA_KIB, TARGET_LAG_MS = 2.0, 2.0
@@ -666,7 +676,8 @@ def _scenario1(tp: Throughput, imports: dict[str, float | None] | None) -> str:
         f'checked against the generated ones. A run is stopped at {tp.cap:g} s ("> '
         f'{tp.cap:g} s"); "*": not run, because its median at the previous N, scaled '
         f"linearly, already exceeds {tp.cap:g} s. µs/event = seconds / SSE events in the "
-        "stream. Growth = log(t(50k) / t(10k)) / log 5 (1 = linear, 2 = quadratic). Peak RSS: "
+        "stream (event-stream messages on Bedrock). Growth = log(t(50k) / t(10k)) / log 5 "
+        "(1 = linear, 2 = quadratic). Peak RSS: "
         "the contestant's process at the largest N it completed. Import: the median time to "
         "import its library in a fresh interpreter.",
         "",
@@ -674,6 +685,11 @@ def _scenario1(tp: Throughput, imports: dict[str, float | None] | None) -> str:
         "",
         *[f"- **{name}**: {DESCRIPTIONS[name]}" for name in tp.contestants],
         "",
+        *(
+            [NEW_WIRES_NOTE, ""]
+            if any(api in ("gemini", "bedrock-converse") for api in tp.apis)
+            else []
+        ),
         throughput_tables(tp, imports),
     ]
     if tp.skipped:
