@@ -19,7 +19,9 @@ Contestants:
 - ``llmkit``: ``llmkit.stream`` without reading them;
 - ``openai-sdk``: ``client.chat.completions.stream(...)`` (strict tools, so the helper
   re-parses the partial arguments on every delta) or ``client.responses.stream(...)``;
-- ``anthropic-sdk``: ``client.messages.stream(...)`` (re-parses the input JSON every delta).
+- ``anthropic-sdk``: ``client.messages.stream(...)`` (re-parses the input JSON every delta);
+- ``aws-sdk``: botocore's ``bedrock-runtime`` client (what boto3 returns),
+  ``converse_stream(...)``, ``toolUse.input`` fragments joined and parsed once.
 
 The floor and the SDKs keep one client for the process (their documented use); llmkit is called
 as documented, without ``client=``, so its per-call client is part of its time.
@@ -56,6 +58,7 @@ SUPPORTS: dict[str, tuple[str, ...]] = {
     "llmkit": ALL_APIS,
     "openai-sdk": ("openai-chat", "openai-responses"),
     "anthropic-sdk": ("anthropic-messages",),
+    "aws-sdk": ("bedrock-converse",),
 }
 CONTESTANTS = tuple(SUPPORTS)
 LLMKIT = ("llmkit-partial", "llmkit")
@@ -69,6 +72,7 @@ IMPORTS = {
     "llmkit": "llmkit",
     "openai-sdk": "openai",
     "anthropic-sdk": "anthropic",
+    "aws-sdk": "botocore",
 }
 
 
@@ -510,6 +514,51 @@ def _anthropic_sdk(api: str, shape: str) -> Callable[[str], Runner]:
     return prepare
 
 
+def _aws_sdk(api: str, shape: str) -> Callable[[str], Runner]:
+    import botocore.session
+    from botocore.config import Config
+
+    session = botocore.session.get_session()
+    name, description, schema = TOOLS[shape]
+    tool = {"toolSpec": {"name": name, "description": description, "inputSchema": {"json": schema}}}
+    config = Config(retries={"max_attempts": 1})
+
+    def prepare(base_url: str) -> Runner:
+        # What boto3.client("bedrock-runtime") builds (boto3 is a thin layer over botocore).
+        # A botocore client's endpoint is fixed, so each stream's URL gets its own client, built
+        # here, before the timed request; requests are SigV4-signed with static test keys.
+        client = session.create_client(
+            "bedrock-runtime",
+            region_name="us-east-1",
+            endpoint_url=base_url,
+            aws_access_key_id="AKIDBENCHNOTAREALKEY",
+            aws_secret_access_key="bench-not-a-real-secret",
+            config=config,
+        )
+
+        def run() -> Calls:
+            response = client.converse_stream(
+                modelId=MODEL_IDS[api],
+                messages=[{"role": "user", "content": [{"text": PROMPT}]}],
+                inferenceConfig={"maxTokens": 64000},
+                toolConfig={"tools": [tool]},
+            )
+            blocks: dict[int, list[Any]] = {}
+            for event in response["stream"]:
+                delta = event.get("contentBlockDelta")
+                if delta is not None:
+                    blocks[delta["contentBlockIndex"]][2].append(delta["delta"]["toolUse"]["input"])
+                elif "contentBlockStart" in event:
+                    start = event["contentBlockStart"]
+                    use = start["start"]["toolUse"]
+                    blocks[start["contentBlockIndex"]] = [use["toolUseId"], use["name"], []]
+            return [(i, n, json.loads("".join(f))) for i, n, f in blocks.values()]
+
+        return run
+
+    return prepare
+
+
 def setup(contestant: str, api: str, shape: str) -> Callable[[str], Runner]:
     """Import the contestant's libraries and build what it keeps across calls."""
     if api not in SUPPORTS[contestant]:
@@ -520,6 +569,8 @@ def setup(contestant: str, api: str, shape: str) -> Callable[[str], Runner]:
         return _llmkit(api, shape, read_partial=contestant == "llmkit-partial")
     if contestant == "openai-sdk":
         return _openai_sdk(api, shape)
+    if contestant == "aws-sdk":
+        return _aws_sdk(api, shape)
     return _anthropic_sdk(api, shape)
 
 

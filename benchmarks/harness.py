@@ -58,7 +58,7 @@ WIRE_MODULES = {
     "gemini": "llmkit._wire.gemini.decode",
     "bedrock-converse": "llmkit._wire.bedrock_converse.decode",
 }
-SDK_PACKAGES = {"openai-sdk": "openai", "anthropic-sdk": "anthropic"}
+SDK_PACKAGES = {"openai-sdk": "openai", "anthropic-sdk": "anthropic", "aws-sdk": "botocore"}
 WARMUP_N = 40
 LONG_REPS = 3  # runs for a cell whose first run took more than half the cap
 LARGE_N = 50_000  # run.py --reps-large applies from this N up
@@ -356,6 +356,7 @@ IMPORT_TARGETS = {
     ),
     "openai": "import openai",
     "anthropic": "import anthropic",
+    "botocore": "import botocore.session",
 }
 HEAVY = (
     "jsonschema",

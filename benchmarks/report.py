@@ -48,6 +48,8 @@ DESCRIPTIONS = {
     "openai-sdk": "openai `chat.completions.stream` (strict tools: re-parses partial "
     "arguments every delta) / `responses.stream` (accumulates, parses at the end)",
     "anthropic-sdk": "anthropic `messages.stream` (re-parses the input JSON every delta)",
+    "aws-sdk": "botocore's `bedrock-runtime` client (what boto3 returns), `converse_stream`, "
+    "`toolUse.input` fragments joined and parsed once (SigV4-signed with test keys)",
 }
 PACKAGES = (
     "llmkit",
@@ -60,6 +62,7 @@ PACKAGES = (
     "openai",
     "anthropic",
     "jiter",
+    "botocore",
 )
 
 
@@ -233,9 +236,8 @@ NEW_WIRES_NOTE = (
     "call whole, with no argument deltas): one `partialArgs` fragment per chunk, strings in "
     "pieces of 4-16 characters, as recorded from Vertex; it sends no call ids, so only names "
     "and arguments are compared there. Bedrock is `ConverseStream`'s binary event stream "
-    "with a Bedrock API key as bearer token. Neither has an SDK contestant (google-genai hands "
-    "the fragments over unassembled; boto3 needs SigV4 set up against loopback): see "
-    "benchmarks/README.md."
+    "(llmkit with a Bedrock API key as bearer token). Gemini has no SDK contestant "
+    "(google-genai hands the fragments over unassembled): see benchmarks/README.md."
 )
 
 # The targets of issue #18.
@@ -510,6 +512,7 @@ STYLES: dict[str, dict[str, Any]] = {
     "llmkit": {"color": "tab:cyan", "marker": "D"},
     "openai-sdk": {"color": "tab:red", "marker": "^"},
     "anthropic-sdk": {"color": "tab:orange", "marker": "v"},
+    "aws-sdk": {"color": "tab:green", "marker": "P"},
 }
 
 

@@ -11,6 +11,7 @@ never timings.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ import pytest  # noqa: E402
 
 from benchmarks import report  # noqa: E402
 from benchmarks.coldstart import REFERENCE  # noqa: E402
-from benchmarks.contestants import _frames  # noqa: E402
+from benchmarks.contestants import SUPPORTS, _frames  # noqa: E402
 from benchmarks.harness import (  # noqa: E402
     APIS,
     run_coldstart,
@@ -62,6 +63,9 @@ def test_generated_streams_are_deterministic_and_shaped_as_specified(api: str) -
 
 
 NEW_WIRES = ("gemini", "bedrock-converse")  # issue #18: every contestant on these
+NEW_CONTESTANTS = ["floor", "llmkit-partial", "llmkit"]
+if importlib.util.find_spec("botocore") is not None:
+    NEW_CONTESTANTS.append("aws-sdk")  # Bedrock only
 
 
 def test_every_contestant_process_returns_the_generated_calls() -> None:
@@ -76,7 +80,7 @@ def test_every_contestant_process_returns_the_generated_calls() -> None:
             apis=NEW_WIRES,
             ns=[50],
             reps=1,
-            contestants=["floor", "llmkit-partial", "llmkit"],
+            contestants=NEW_CONTESTANTS,
         )
     for outcome in (result, new):
         assert outcome.skipped == {}
@@ -85,9 +89,9 @@ def test_every_contestant_process_returns_the_generated_calls() -> None:
     ran = {key for key, cell in (result.cells | new.cells).items() if cell.runs}
     for api in APIS:  # every wire, every shape: the generated calls
         names = (
-            ("floor", "llmkit-partial", "llmkit")
+            [c for c in NEW_CONTESTANTS if api in SUPPORTS[c]]
             if api in NEW_WIRES
-            else ("floor", "llmkit-partial")
+            else ["floor", "llmkit-partial"]
         )
         for shape in SHAPES:
             for name in names:
