@@ -11,9 +11,9 @@ Rules, applied per (wire API, shape, N):
 - a run that passes the cap (20 s) is stopped and the cell reads "> 20 s"; no more
   repetitions of it. A cell whose first run took more than half the cap gets
   :data:`LONG_REPS` (3) runs instead of ``reps``: at that length the spread between runs is
-  small, and it keeps the whole command near 15 minutes. A contestant whose median at the
-  previous N, scaled linearly to this N, already exceeds the cap is not run (it cannot grow
-  slower than linearly): "> 20 s", projected;
+  small, and it keeps the whole command near 25 minutes (as does ``large_reps``). A
+  contestant whose median at the previous N, scaled linearly to this N, already exceeds the
+  cap is not run (it cannot grow slower than linearly): "> 20 s", projected;
 - every run's result is checked: the digest of its 4 calls (ids, names, parsed arguments)
   must equal the generated one. A wrong result is a failure, whatever its time.
 """
@@ -37,21 +37,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from .contestants import CONTESTANTS, IMPORTS, LLMKIT, SUPPORTS
+from .contestants import ALL_APIS, CONTESTANTS, IMPORTS, LLMKIT, SUPPORTS
 from .server import BenchServer
-from .streams import ENCODERS, SHAPES, StreamSpec, digest, expected_digest, render
+from .streams import (
+    ENCODERS,
+    NO_IDS,
+    SHAPES,
+    StreamSpec,
+    digest,
+    expected_digest,
+    render,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-APIS = ("openai-chat", "anthropic-messages", "openai-responses", "gemini")
+APIS = ALL_APIS
 WIRE_MODULES = {
     "openai-chat": "llmkit._wire.openai_chat.decode",
     "anthropic-messages": "llmkit._wire.anthropic_messages.decode",
     "openai-responses": "llmkit._wire.openai_responses.decode",
     "gemini": "llmkit._wire.gemini.decode",
+    "bedrock-converse": "llmkit._wire.bedrock_converse.decode",
 }
-SDK_PACKAGES = {"openai-sdk": "openai", "anthropic-sdk": "anthropic"}
+SDK_PACKAGES = {"openai-sdk": "openai", "anthropic-sdk": "anthropic", "aws-sdk": "botocore"}
 WARMUP_N = 40
 LONG_REPS = 3  # runs for a cell whose first run took more than half the cap
+LARGE_N = 50_000  # run.py --reps-large applies from this N up
 Log = Callable[[str], None]
 
 
@@ -138,7 +148,9 @@ def _llmkit_reason(api: str) -> str | None:
         last = list(llmkit.parse_stream(model, render(spec).writes))[-1]
         if not isinstance(last, (llmkit.Done, llmkit.Error)):
             return f"llmkit's {api} stream does not end with Done or Error"
-        calls = [(c.id, c.name, c.arguments) for c in last.message.tool_calls]
+        calls = [
+            (None if api in NO_IDS else c.id, c.name, c.arguments) for c in last.message.tool_calls
+        ]
     except Exception as exc:
         return f"llmkit cannot parse the {api} stream ({type(exc).__name__}: {exc})"[:300]
     if digest(calls) != expected_digest(spec):
@@ -201,6 +213,7 @@ class Throughput:
     cells: dict[tuple[str, str, int, str], Cell] = field(default_factory=dict)
     events: dict[tuple[str, str, int], int] = field(default_factory=dict)
     skipped: dict[tuple[str, str], str] = field(default_factory=dict)  # (api, contestant)
+    large_reps: int | None = None  # repetitions at N ≥ LARGE_N, when fewer than reps
 
     def contestants_for(self, api: str) -> list[str]:
         return [c for c in self.contestants if (api, c) not in self.skipped and api in SUPPORTS[c]]
@@ -261,11 +274,15 @@ def run_throughput(
     reps: int = 5,
     cap: float = 20.0,
     seed: int = 1,
+    large_reps: int | None = None,
     log: Log = lambda line: None,
 ) -> Throughput:
-    """Scenario 1: every available contestant on every stream, interleaved, ``reps`` times."""
+    """Scenario 1: every available contestant on every stream, interleaved, ``reps`` times
+    (``large_reps`` at N ≥ :data:`LARGE_N`, where runs are long and vary little)."""
     apis, shapes, ns, contestants = list(apis), list(shapes), sorted(ns), list(contestants)
     result = Throughput(apis, shapes, ns, contestants, reps, cap)
+    if large_reps is not None and large_reps < reps and any(n >= LARGE_N for n in ns):
+        result.large_reps = large_reps
     for (api, name), reason in availability(apis, contestants).items():
         if reason:
             result.skipped[api, name] = reason
@@ -290,11 +307,12 @@ def run_throughput(
                         and _projects_past(before, n / previous, cap)
                     ):
                         cells[name].projected = True
-                for rep in range(reps):
+                n_reps = reps if large_reps is None or n < LARGE_N else min(reps, large_reps)
+                for rep in range(n_reps):
                     shift = rep % len(present)
                     for name in present[shift:] + present[:shift]:
                         cell = cells[name]
-                        if cell.capped or cell.failed or rep >= _wanted(cell, reps, cap):
+                        if cell.capped or cell.failed or rep >= _wanted(cell, n_reps, cap):
                             continue
                         run = run_one(server, name, spec, cap=cap)
                         cell.runs.append(run)
@@ -305,7 +323,7 @@ def run_throughput(
                             if run.capped
                             else f"{run.seconds:.3f} s"
                         )
-                        log(f"{api:18} {shape:7} N={n:<6} rep {rep + 1}/{reps} {name:14} {state}")
+                        log(f"{api:18} {shape:7} N={n:<6} rep {rep + 1}/{n_reps} {name:14} {state}")
                 previous = n
     return result
 
@@ -338,6 +356,7 @@ IMPORT_TARGETS = {
     ),
     "openai": "import openai",
     "anthropic": "import anthropic",
+    "botocore": "import botocore.session",
 }
 HEAVY = (
     "jsonschema",
@@ -510,8 +529,69 @@ __all__ = [
     "importtime_profile",
     "measure_bound",
     "measure_imports",
+    "run_coldstart",
     "run_concurrency",
     "run_one",
     "run_profile",
+    "run_structured",
     "run_throughput",
 ]
+
+
+# -- cold start -------------------------------------------------------------------------------
+
+
+def run_coldstart(
+    server: BenchServer,
+    *,
+    reps: int = 15,
+    contestants: Iterable[str] | None = None,
+    log: Log = lambda line: None,
+) -> dict[str, Any]:
+    """The cold-start scenario (:mod:`benchmarks.coldstart`): fresh processes, interleaved."""
+    from . import coldstart
+
+    urls = {}
+    for api in ("openai-chat", "anthropic-messages"):
+        spec = StreamSpec(api, "edits", coldstart.COLDSTART_N)
+        server.prepare(spec)
+        urls[api] = server.base_url(spec)
+    return coldstart.measure(
+        urls.__getitem__,
+        reps=reps,
+        contestants=list(contestants) if contestants else None,
+        python=_python,
+        log=log,
+    )
+
+
+# -- structured output ------------------------------------------------------------------------
+
+
+def run_structured(
+    ns: Iterable[int],
+    *,
+    reps: int = 3,
+    cap: float = 20.0,
+    seed: int = 1,
+    log: Log = lambda line: None,
+) -> dict[str, Any]:
+    """``benchmarks/structured_output.py`` in a fresh process: µs per text delta of reading
+    ``partial_output`` vs re-parsing, per N."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "structured.json"
+        args = ["--n", ",".join(map(str, ns)), "--reps", str(reps), "--cap", str(cap)]
+        args += ["--seed", str(seed), "--json", str(path)]
+        proc = _python(str(ROOT / "benchmarks" / "structured_output.py"), *args, timeout=3600)
+        if proc.returncode != 0:
+            tail = " | ".join(proc.stderr.strip().splitlines()[-3:])
+            log(f"structured output: FAILED exit {proc.returncode}: {tail}")
+            return {"error": f"exit {proc.returncode}: {tail}"[:600], "reps": reps, "cap": cap}
+        rows = json.loads(path.read_text())
+    for n, row in rows.items():
+        cells = ", ".join(
+            f"{name} {value * 1e6:.2f}" if value is not None else f"{name} > cap"
+            for name, value in row.items()
+        )
+        log(f"structured output N={int(n):,}: µs/delta {cells}")
+    return {"reps": reps, "cap": cap, "rows": rows}

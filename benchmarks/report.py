@@ -6,16 +6,21 @@ import datetime
 import math
 import os
 import platform
+from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from .coldstart import REFERENCE
 from .contestants import IMPORTS
 from .harness import (
     FIRST_REQUEST,
     HEAVY,
     IMPORT_TARGETS,
+    LARGE_N,
     LONG_REPS,
+    Cell,
+    Run,
     Throughput,
     llmkit_digest,
 )
@@ -26,19 +31,25 @@ API_TITLES = {
     "openai-chat": "OpenAI Chat Completions",
     "anthropic-messages": "Anthropic Messages",
     "openai-responses": "OpenAI Responses",
-    "gemini": "Gemini",
+    "gemini": "Gemini (Vertex AI, streamed arguments)",
+    "bedrock-converse": "Bedrock Converse",
 }
 SHAPE_TITLES = {
     "edits": 'edits (`{"path", "edits": [{"line", "old", "new"}, ...]}`)',
     "content": 'one long string (`{"path", "content": "<file text>"}`)',
 }
 DESCRIPTIONS = {
-    "floor": "httpx + httpx-sse, `json.loads` per event, fragments joined and parsed once",
+    "floor": "httpx + httpx-sse, `json.loads` per event, fragments joined and parsed once "
+    "(Gemini: each `partialArgs` leaf set by its JSON path, string pieces joined at the end; "
+    "Bedrock: httpx + a minimal event-stream frame parser, both CRC32s checked, `json.loads` "
+    "per message)",
     "llmkit-partial": "`llmkit.stream`, reading `partial_arguments` on every `ToolCallDelta`",
     "llmkit": "`llmkit.stream`, not reading `partial_arguments`",
     "openai-sdk": "openai `chat.completions.stream` (strict tools: re-parses partial "
     "arguments every delta) / `responses.stream` (accumulates, parses at the end)",
     "anthropic-sdk": "anthropic `messages.stream` (re-parses the input JSON every delta)",
+    "aws-sdk": "botocore's `bedrock-runtime` client (what boto3 returns), `converse_stream`, "
+    "`toolUse.input` fragments joined and parsed once (SigV4-signed with test keys)",
 }
 PACKAGES = (
     "llmkit",
@@ -51,10 +62,8 @@ PACKAGES = (
     "openai",
     "anthropic",
     "jiter",
+    "botocore",
 )
-# The targets of issue #7.
-TARGET_PARTIAL, TARGET_NOREAD, TARGET_GROWTH, TARGET_IMPORT = 1.5, 1.3, 1.1, 1.5
-TARGET_KIB, TARGET_STALL_MS = 20, 50
 
 
 # -- machine ------------------------------------------------------------------------------------
@@ -203,104 +212,172 @@ def throughput_tables(tp: Throughput, imports: dict[str, float | None] | None = 
             )
             out.append(
                 f"#### {API_TITLES[api]} — {SHAPE_TITLES[shape]}\n\n"
-                f"SSE events per stream: {events}.\n\n" + _table(headers, rows)
+                f"{'Event-stream messages' if api == 'bedrock-converse' else 'SSE events'} per "
+                f"stream: {events}.\n\n" + _table(headers, rows)
             )
     return "\n\n".join(out)
 
 
-def _worst_ratio(tp: Throughput, name: str) -> tuple[float | None, str]:
+def _worst_ratio(
+    tp: Throughput, name: str, *, min_n: int = 0, api: str | None = None
+) -> tuple[float | None, str]:
     worst, where = None, ""
-    for api, shape, n, cname in tp.cells:
-        ratio = ratio_to_floor(tp, api, shape, n, name) if cname == name else None
+    for capi, shape, n, cname in tp.cells:
+        if cname != name or n < min_n or (api is not None and capi != api):
+            continue
+        ratio = ratio_to_floor(tp, capi, shape, n, name)
         if ratio is not None and (worst is None or ratio > worst):
-            worst, where = ratio, f"{api}, {shape}, N={_n(n)}"
+            worst, where = ratio, f"{capi}, {shape}, N={_n(n)}"
     return worst, where
+
+
+NEW_WIRES_NOTE = (
+    "Gemini is Vertex AI with `streamFunctionCallArguments` (Gemini's public API sends each "
+    "call whole, with no argument deltas): one `partialArgs` fragment per chunk, strings in "
+    "pieces of 4-16 characters, as recorded from Vertex; it sends no call ids, so only names "
+    "and arguments are compared there. Bedrock is `ConverseStream`'s binary event stream "
+    "(llmkit with a Bedrock API key as bearer token). Gemini has no SDK contestant "
+    "(google-genai hands the fragments over unassembled): see benchmarks/README.md."
+)
+
+# The targets of issue #18.
+TARGET_PARTIAL_18, TARGET_NOREAD_18, TARGET_COLD = 1.3, 1.1, 1.3
+TARGET_EXTRA_KIB, TARGET_LAG_MS = 2.0, 2.0
+TARGET_MIN_N = 10_000  # the throughput targets hold from this N up
+
+
+def target_rows(
+    tp: Throughput | None,
+    concurrency: dict[str, Any] | None,
+    coldstart: dict[str, Any] | None,
+) -> list[dict[str, Any]]:
+    """Issue #18's targets, each with its worst measured case: ``label``, ``value`` (the
+    figure compared with the target, or None when not measured), ``unit``, ``where``, ``met``.
+    Shared by the report and ``run.py --ranges``."""
+    rows: list[dict[str, Any]] = []
+
+    def add(label: str, value: float | None, unit: str, where: str, limit: float) -> None:
+        met = None if value is None else value <= limit + 1e-12
+        rows.append({"label": label, "value": value, "unit": unit, "where": where, "met": met})
+
+    if tp is not None:
+        for api in tp.apis:
+            if "llmkit-partial" not in tp.contestants_for(api):
+                continue
+            worst, where = _worst_ratio(tp, "llmkit-partial", min_n=TARGET_MIN_N, api=api)
+            add(
+                f"reading `partial_arguments`, {API_TITLES[api]}: ≤ {TARGET_PARTIAL_18}{X} "
+                f"floor at N = 10k and 50k",
+                worst,
+                X,
+                where,
+                TARGET_PARTIAL_18,
+            )
+        worst, where = _worst_ratio(tp, "llmkit", min_n=TARGET_MIN_N)
+        add(
+            f"not reading them, every wire: ≤ {TARGET_NOREAD_18}{X} floor at N ≥ 10k",
+            worst,
+            X,
+            where,
+            TARGET_NOREAD_18,
+        )
+    if coldstart:
+        entries = coldstart["contestants"]
+        llmkit, reference = entries.get("llmkit", {}), entries.get(REFERENCE, {})
+        value = None
+        where = ""
+        if "seconds" in llmkit and "seconds" in reference:
+            value = llmkit["seconds"] / reference["seconds"]
+            where = f"{_ms(llmkit['seconds'])} vs {_ms(reference['seconds'])}"
+        add(
+            f"cold start (import, build, one small stream) ≤ {TARGET_COLD}{X} "
+            "`import httpx, pydantic`",
+            value,
+            X,
+            where,
+            TARGET_COLD,
+        )
+    modes = (concurrency or {}).get("modes") or {}
+    floor = modes.get("floor-shared", {})
+    if concurrency and "error" not in floor:
+        for mode in ("llmkit-shared", "llmkit-per-call"):
+            result = modes.get(mode)
+            if result is None:
+                continue
+            ok = "error" not in result
+            extra = (result["per_stream"] - floor["per_stream"]) / 1024 if ok else None
+            add(
+                f"memory per open stream, {concurrency['streams']:,} concurrent ({mode}): "
+                f"≤ floor + {TARGET_EXTRA_KIB:g} KiB",
+                extra,
+                "KiB",
+                f"{result['per_stream'] / 1024:.1f} KiB vs floor {floor['per_stream'] / 1024:.1f}"
+                if ok
+                else "FAILED",
+                TARGET_EXTRA_KIB,
+            )
+        for mode in ("llmkit-shared", "llmkit-per-call"):
+            result = modes.get(mode)
+            if result is None:
+                continue
+            ok = "error" not in result
+            p99, floor_p99 = (
+                (result["stalls"]["steady"]["p99"], floor["stalls"]["steady"]["p99"])
+                if ok
+                else (0.0, 0.0)
+            )
+            add(
+                f"event-loop lag p99, steady ({mode}): ≤ floor's p99 + {TARGET_LAG_MS:g} ms",
+                (p99 - floor_p99) * 1000 if ok else None,
+                "ms",
+                f"{p99 * 1000:.1f} ms vs floor {floor_p99 * 1000:.1f} ms" if ok else "FAILED",
+                TARGET_LAG_MS,
+            )
+    return rows
+
+
+def _value_text(row: dict[str, Any]) -> str:
+    value, unit = row["value"], row["unit"]
+    if value is None:
+        return "not measured"
+    if unit == X:
+        return f"{value:.2f}{X}"
+    return f"{value:+.1f} {unit}"
+
+
+def headline_lines(tp: Throughput) -> list[str]:
+    """One line per wire and shape: llmkit's time as a multiple of the floor's, per N."""
+    lines = []
+    for api in tp.apis:
+        for shape in tp.shapes:
+            parts = []
+            for n in tp.ns:
+                reading = ratio_to_floor(tp, api, shape, n, "llmkit-partial")
+                plain = ratio_to_floor(tp, api, shape, n, "llmkit")
+                if reading is None and plain is None:
+                    continue
+                text = f"{reading:.2f}{X}" if reading is not None else "—"
+                if plain is not None:
+                    text += f" ({plain:.2f}{X} not reading)"
+                parts.append(f"{text} at N={_n(n)}")
+            if parts:
+                lines.append(f"{API_TITLES[api]}, {shape}: {', '.join(parts)}")
+    return lines
 
 
 def targets(
     tp: Throughput | None,
-    imports: dict[str, float | None] | None,
     concurrency: dict[str, Any] | None,
+    coldstart: dict[str, Any] | None,
 ) -> tuple[str, list[str]]:
     """The issue's targets against the worst measured figure, and the headline lines."""
-    rows, headline = [], []
-
-    def met(ok: bool) -> str:
-        return "yes" if ok else "**no**"
-
-    if tp is not None:
-        for name, target, label in (
-            ("llmkit-partial", TARGET_PARTIAL, "reading `partial_arguments`"),
-            ("llmkit", TARGET_NOREAD, "not reading them"),
-        ):
-            worst, where = _worst_ratio(tp, name)
-            if worst is not None:
-                rows.append(
-                    [
-                        f"llmkit {label}: ≤ {target}{X} floor at every N",
-                        f"worst {worst:.2f}{X} ({where})",
-                        met(worst <= target),
-                    ]
-                )
-        if len(tp.ns) > 1:
-            lo, hi = tp.ns[-2], tp.ns[-1]
-            worst_growth, where = None, ""
-            for api in tp.apis:
-                for shape in tp.shapes:
-                    value = growth(tp, api, shape, "llmkit-partial", lo, hi)[1]
-                    if value is not None and (worst_growth is None or value > worst_growth):
-                        worst_growth, where = value, f"{api}, {shape}"
-            if worst_growth is not None:
-                rows.append(
-                    [
-                        f"reading them: growth exponent {_k(lo)}-{_k(hi)} ≤ {TARGET_GROWTH}",
-                        f"worst {worst_growth:.2f} ({where})",
-                        met(worst_growth <= TARGET_GROWTH),
-                    ]
-                )
-        for api in tp.apis:
-            for shape in tp.shapes:
-                parts = []
-                for n in tp.ns:
-                    ratio = ratio_to_floor(tp, api, shape, n, "llmkit-partial")
-                    if ratio is not None:
-                        parts.append(f"{ratio:.2f}{X} at N={_n(n)}")
-                if parts:
-                    headline.append(f"{API_TITLES[api]}, {shape}: {', '.join(parts)}")
-    if imports and imports.get("llmkit") and imports.get("httpx, pydantic"):
-        llmkit, reference = imports["llmkit"], imports["httpx, pydantic"]
-        assert llmkit is not None and reference is not None
-        measured = f"{llmkit / reference:.2f}{X} ({_ms(llmkit)} vs {_ms(reference)})"
-        first = imports.get(FIRST_REQUEST)
-        if first:
-            measured += f"; with the first request built: {first / reference:.2f}{X} ({_ms(first)})"
-        rows.append(
-            [
-                f"`import llmkit` ≤ {TARGET_IMPORT}{X} `import httpx, pydantic`",
-                measured,
-                met(llmkit / reference <= TARGET_IMPORT),
-            ]
-        )
-    for mode, result in ((concurrency or {}).get("modes") or {}).items():
-        if "error" in result or not mode.startswith("llmkit"):
-            continue
-        kib = result["per_stream"] / 1024
-        stall = result["stalls"]["steady"]
-        rows.append(
-            [
-                f"1,000 streams ({mode}): ≤ {TARGET_KIB} KB each",
-                f"{kib:.1f} KiB",
-                met(kib <= TARGET_KIB),
-            ]
-        )
-        rows.append(
-            [
-                f"1,000 streams ({mode}): no stall over {TARGET_STALL_MS} ms",
-                f"{_ms(stall['max'])} (p99 {_ms(stall['p99'])})",
-                met(stall["max"] * 1000 <= TARGET_STALL_MS),
-            ]
-        )
-    return _table(["target (issue #7)", "measured", "met"], rows, "llr"), headline
+    rows = []
+    for row in target_rows(tp, concurrency, coldstart):
+        met = "—" if row["met"] is None else "yes" if row["met"] else "**no**"
+        measured = _value_text(row) + (f" ({row['where']})" if row["where"] else "")
+        rows.append([row["label"], measured, met])
+    headline = headline_lines(tp) if tp is not None else []
+    return _table(["target (issue #18)", "worst measured", "met"], rows, "llr"), headline
 
 
 def imports_table(imports: dict[str, float | None], importtime: dict[str, Any] | None) -> str:
@@ -435,6 +512,7 @@ STYLES: dict[str, dict[str, Any]] = {
     "llmkit": {"color": "tab:cyan", "marker": "D"},
     "openai-sdk": {"color": "tab:red", "marker": "^"},
     "anthropic-sdk": {"color": "tab:orange", "marker": "v"},
+    "aws-sdk": {"color": "tab:green", "marker": "P"},
 }
 
 
@@ -515,6 +593,8 @@ def markdown(
     profiles: list[dict[str, Any]],
     plotted: bool,
     minutes: float,
+    coldstart: dict[str, Any] | None = None,
+    structured: dict[str, Any] | None = None,
 ) -> str:
     """``docs/benchmarks.md``."""
     parts = [
@@ -536,20 +616,35 @@ def markdown(
             f"**Warning: llmkit's sources changed during this run** (digest "
             f"`{info['changed']}` at the end): the llmkit figures mix versions. Run it again.",
         ]
-    table, headline = targets(tp, imports, concurrency)
+    table, headline = targets(tp, concurrency, coldstart)
     if headline:
         parts += [
             "",
             "**Headline**: llmkit streaming 4 tool calls while reading `partial_arguments` "
-            "on every delta, as a multiple of the floor's time (raw httpx + httpx-sse + "
-            "`json.loads`):",
+            "on every delta (in brackets: not reading them), as a multiple of the floor's time "
+            "(raw httpx + httpx-sse or a minimal event-stream parser + `json.loads`), on every "
+            "wire:",
             "",
         ] + [f"- {line}" for line in headline]
-    parts += ["", "## Targets", "", table]
+    parts += [
+        "",
+        "## Targets",
+        "",
+        "Each target against its worst measured case (the throughput rows: the largest ratio "
+        "over both shapes at N ≥ 10,000; memory and lag: llmkit's figure minus the floor's "
+        "in scenario 2). `run.py --ranges a.json b.json c.json` gives the min-max over "
+        "several runs.",
+        "",
+        table,
+    ]
     if tp is not None:
         parts += ["", _scenario1(tp, imports)]
         if plotted:
             parts += ["", "![time vs N, log-log](benchmark.png)"]
+    if coldstart:
+        parts += ["", coldstart_section(coldstart)]
+    if structured:
+        parts += ["", structured_section(structured)]
     if imports:
         parts += ["", "## Import time", "", imports_table(imports, importtime)]
     if concurrency:
@@ -576,13 +671,16 @@ def _scenario1(tp: Throughput, imports: dict[str, float | None] | None) -> str:
         "is its own process: import, one warm-up request (40 deltas), then one timed request, "
         "from issuing it until the 4 parsed calls are in hand. The floor and the SDKs keep one "
         "client per process; llmkit is called as documented, without `client=`, so its "
-        f"per-call `httpx.Client` is in its time. Median of {tp.reps} runs ({LONG_REPS} for a "
-        f"cell whose first run took over {tp.cap / 2:g} s), contestants interleaved (the order "
+        f"per-call `httpx.Client` is in its time. Median of {tp.reps} runs"
+        + (f" ({tp.large_reps} at N ≥ {_n(LARGE_N)}, " if tp.large_reps else " (")
+        + f"{LONG_REPS} for a cell whose first run took over {tp.cap / 2:g} s), contestants "
+        "interleaved (the order "
         "rotates every repetition). Every run's calls (ids, names, parsed arguments) are "
         f'checked against the generated ones. A run is stopped at {tp.cap:g} s ("> '
         f'{tp.cap:g} s"); "*": not run, because its median at the previous N, scaled '
         f"linearly, already exceeds {tp.cap:g} s. µs/event = seconds / SSE events in the "
-        "stream. Growth = log(t(50k) / t(10k)) / log 5 (1 = linear, 2 = quadratic). Peak RSS: "
+        "stream (event-stream messages on Bedrock). Growth = log(t(50k) / t(10k)) / log 5 "
+        "(1 = linear, 2 = quadratic). Peak RSS: "
         "the contestant's process at the largest N it completed. Import: the median time to "
         "import its library in a fresh interpreter.",
         "",
@@ -590,6 +688,11 @@ def _scenario1(tp: Throughput, imports: dict[str, float | None] | None) -> str:
         "",
         *[f"- **{name}**: {DESCRIPTIONS[name]}" for name in tp.contestants],
         "",
+        *(
+            [NEW_WIRES_NOTE, ""]
+            if any(api in ("gemini", "bedrock-converse") for api in tp.apis)
+            else []
+        ),
         throughput_tables(tp, imports),
     ]
     if tp.skipped:
@@ -632,3 +735,244 @@ def _scenario2(concurrency: dict[str, Any]) -> str:
             "`python benchmarks/run.py --scenario concurrency --interval 50,100` runs it.",
         ]
     return "\n".join(parts)
+
+
+def coldstart_section(coldstart: dict[str, Any]) -> str:
+    entries = coldstart["contestants"]
+    reference = entries.get(REFERENCE, {}).get("seconds")
+    floor = entries.get("floor", {}).get("seconds")
+    rows = []
+    for name, entry in entries.items():
+        if "seconds" not in entry:
+            rows.append([name, "FAILED: " + entry.get("problem", "no figure"), "", "", "", ""])
+            continue
+        low, high = entry["spread"]
+        ratio = f"{entry['seconds'] / reference:.2f}{X}" if reference else "—"
+        to_floor = f"{entry['seconds'] / floor:.2f}{X}" if floor and name != REFERENCE else "—"
+        rows.append(
+            [
+                f"`{name}`" if name == REFERENCE else name,
+                _ms(entry["seconds"]),
+                ratio,
+                to_floor,
+                f"{_ms(low)}-{_ms(high)}",
+                _ms(entry["wall"]),
+            ]
+        )
+    headers = [
+        "contestant",
+        "cold start (median)",
+        f"{X} `import httpx, pydantic`",
+        f"{X} floor",
+        "min-max",
+        "whole process",
+    ]
+    return "\n".join(
+        [
+            "## Cold start",
+            "",
+            f"A fresh `python -c` process per run: import the library, build one client or "
+            f"request, make one streaming request to the loopback server (OpenAI Chat; "
+            f"Anthropic Messages for the anthropic SDK: {K} tool calls, {coldstart['n']} "
+            "argument deltas) and read it to the end; timed from the process's first statement "
+            "(the interpreter's own start-up, the same for all, is left out; *whole process* "
+            "includes it and the exit). `import httpx, pydantic` does only that import. The "
+            "floor: httpx + httpx-sse + `json.loads`; llmkit: `llmkit.stream`; the SDKs: "
+            "`chat.completions.create(stream=True)` and `messages.create(stream=True)`, "
+            f"iterated. Median of {coldstart['reps']} processes per contestant after one "
+            "untimed round, interleaved (the order rotates every round); every process's calls "
+            "are checked. The target is stated against `import httpx, pydantic` alone; the "
+            f"floor's own ratio to it shows what one request and one stream add. {X} floor "
+            "compares the same work.",
+            "",
+            _table(headers, rows),
+        ]
+    )
+
+
+def structured_section(structured: dict[str, Any]) -> str:
+    title = "## Structured output read through `partial_output`"
+    if "error" in structured:
+        return f"{title}\n\nThe structured-output run failed: {structured['error']}"
+    rows_in = structured["rows"]
+    names = list(next(iter(rows_in.values())))
+    rows = []
+    for n, row in rows_in.items():
+        rows.append(
+            [_n(int(n))] + [f"{row[c] * 1e6:.2f}" if row[c] is not None else "> cap" for c in names]
+        )
+    text = _table(["text deltas"] + [f"{c} (µs/delta)" for c in names], rows)
+    ns = sorted(int(n) for n in rows_in)
+    growth_lines = []
+    if len(ns) > 1:
+        lo, hi = str(ns[-2]), str(ns[-1])
+        for c in names:
+            a, b = rows_in[lo][c], rows_in[hi][c]
+            if a and b:
+                growth_lines.append(f"{c} {b / a:.2f}{X}")
+    parts = [
+        title,
+        "",
+        "`benchmarks/structured_output.py` in a fresh process: one long structured-output "
+        "reply (a JSON object in N text deltas of 4-16 characters, OpenAI Chat SSE in 256-512 "
+        "byte chunks, `llmkit.parse_stream`, no network), CPU time per text delta, best of "
+        f"{structured['reps']}. *plain*: no `response_format`; *partial_output*: "
+        "`TextDelta.partial_output` read on every delta (also while holding the previous "
+        "value); *re-parse*: the text so far re-parsed on every delta with "
+        "`pydantic_core.from_json(..., allow_partial=True)`, as pydantic-ai does (stopped past "
+        f'{structured["cap"]:g} s: "> cap"). Linear work is a flat cost per delta as N grows.',
+        "",
+        text,
+    ]
+    if growth_lines:
+        parts += [
+            "",
+            f"µs/delta at N={_n(ns[-1])} over N={_n(ns[-2])} (1.00{X} = linear): "
+            + ", ".join(growth_lines)
+            + ".",
+        ]
+    return "\n".join(parts)
+
+
+# -- several runs ------------------------------------------------------------------------------
+
+
+def throughput_to_json(tp: Throughput | None) -> dict[str, Any] | None:
+    """Scenario 1's results as ``run.py --json`` saves them."""
+    if tp is None:
+        return None
+    return {
+        "apis": tp.apis,
+        "shapes": tp.shapes,
+        "contestants": tp.contestants,
+        "ns": tp.ns,
+        "reps": tp.reps,
+        "large_reps": tp.large_reps,
+        "cap": tp.cap,
+        "events": {".".join(map(str, k)): v for k, v in tp.events.items()},
+        "skipped": {".".join(k): v for k, v in tp.skipped.items()},
+        "cells": {".".join(map(str, k)): asdict(v) for k, v in tp.cells.items()},
+    }
+
+
+def throughput_from_json(raw: dict[str, Any] | None) -> Throughput | None:
+    """Scenario 1's results back from ``run.py --json``."""
+    if not raw:
+        return None
+    cells: dict[tuple[str, str, int, str], Cell] = {}
+    for key, value in raw["cells"].items():
+        api, shape, n, name = key.split(".")
+        runs = [Run(**run) for run in value["runs"]]
+        cells[api, shape, int(n), name] = Cell(runs, value["projected"], value["unavailable"])
+    apis = raw.get("apis") or list(dict.fromkeys(k[0] for k in cells))
+    shapes = raw.get("shapes") or list(dict.fromkeys(k[1] for k in cells))
+    contestants = raw.get("contestants") or list(dict.fromkeys(k[3] for k in cells))
+    tp = Throughput(apis, shapes, raw["ns"], contestants, raw["reps"], raw["cap"], cells)
+    tp.large_reps = raw.get("large_reps")
+    for key, value in raw["events"].items():
+        api, shape, n = key.split(".")
+        tp.events[api, shape, int(n)] = value
+    for key, reason in raw["skipped"].items():
+        api, name = key.split(".")
+        tp.skipped[api, name] = reason
+    return tp
+
+
+def _span(values: list[float], fmt: str) -> str:
+    if not values:
+        return "—"
+    low, high = min(values), max(values)
+    return (
+        fmt.format(low)
+        if fmt.format(low) == fmt.format(high)
+        else (f"{fmt.format(low)}-{fmt.format(high)}")
+    )
+
+
+def ranges(raws: list[dict[str, Any]], names: list[Any]) -> str:
+    """The min-max over several ``run.py --json`` files: every target's worst case, every
+    scenario-1 cell (seconds and ratio to the floor), the cold start and structured output."""
+    tps = [throughput_from_json(raw.get("throughput")) for raw in raws]
+    parts = [
+        f"# Ranges over {len(raws)} runs",
+        "",
+        *[
+            f"- `{name}`: {raw['machine']['date']}, llmkit `{raw['machine']['llmkit']}`, load "
+            f"{raw['machine']['load']}"
+            for name, raw in zip(names, raws, strict=True)
+        ],
+    ]
+    digests = {raw["machine"]["llmkit"] for raw in raws}
+    if len(digests) > 1:
+        parts += ["", f"**Warning: the runs measured different llmkit sources** ({digests})."]
+    by_label: dict[str, list[dict[str, Any]]] = {}
+    for raw, tp in zip(raws, tps, strict=True):
+        for row in target_rows(tp, raw.get("concurrency"), raw.get("coldstart")):
+            by_label.setdefault(row["label"], []).append(row)
+    rows = []
+    for label, found in by_label.items():
+        values = [r["value"] for r in found if r["value"] is not None]
+        unit = found[0]["unit"]
+        fmt = "{:.2f}" + X if unit == X else "{:+.1f} " + unit
+        met = [r["met"] for r in found if r["met"] is not None]
+        verdict = (
+            "—"
+            if not met
+            else "yes, every run"
+            if all(met)
+            else (f"**no** in {met.count(False)} of {len(met)}")
+        )
+        rows.append([label, _span(values, fmt), verdict])
+    parts += ["", "## Targets", "", _table(["target", "worst case, min-max", "met"], rows, "llr")]
+    present = [tp for tp in tps if tp is not None]
+    if present:
+        first = present[0]
+        rows = []
+        for api, shape, n, name in first.cells:
+            seconds = [
+                c.seconds
+                for tp in present
+                if (c := tp.cells.get((api, shape, n, name))) is not None and c.seconds is not None
+            ]
+            ratios = [
+                r
+                for tp in present
+                if (r := ratio_to_floor(tp, api, shape, n, name)) is not None and name != "floor"
+            ]
+            rows.append(
+                [api, shape, _n(n), name, _span(seconds, "{:.3f}"), _span(ratios, "{:.2f}" + X)]
+            )
+        headers = ["wire", "shape", "N", "contestant", "seconds, min-max", f"{X} floor, min-max"]
+        parts += ["", "## Scenario 1", "", _table(headers, rows, "lllrrr")]
+    cold = [raw["coldstart"] for raw in raws if raw.get("coldstart")]
+    if cold:
+        rows = []
+        for name in cold[0]["contestants"]:
+            ms = [
+                c["contestants"][name]["seconds"] * 1000
+                for c in cold
+                if "seconds" in c["contestants"].get(name, {})
+            ]
+            rows.append([name, _span(ms, "{:.0f} ms")])
+        parts += ["", "## Cold start", "", _table(["contestant", "median, min-max"], rows)]
+    structured = [
+        raw["structured"]
+        for raw in raws
+        if raw.get("structured", {}) and "rows" in raw["structured"]
+    ]
+    if structured:
+        names_ = list(next(iter(structured[0]["rows"].values())))
+        rows = []
+        for n in structured[0]["rows"]:
+            row = [_n(int(n))]
+            for c in names_:
+                values = [s["rows"][n][c] * 1e6 for s in structured if s["rows"].get(n, {}).get(c)]
+                row.append(_span(values, "{:.2f}"))
+            rows.append(row)
+        parts += [
+            "",
+            "## Structured output (µs/delta)",
+            "",
+            _table(["text deltas", *names_], rows),
+        ]
+    return "\n".join(parts) + "\n"

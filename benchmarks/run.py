@@ -1,6 +1,6 @@
 """Run llmkit's benchmarks: ``python benchmarks/run.py`` (see benchmarks/README.md).
 
-With no options it runs everything (about 15 minutes on 2 cores) and rewrites
+With no options it runs everything (about 25 minutes on 2 cores) and rewrites
 ``docs/benchmarks.md`` and ``docs/benchmark.png``; it prints the same tables. Exit status 1 if
 any contestant returned a wrong result or crashed.
 """
@@ -11,18 +11,18 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the repository root importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import harness, report
+from benchmarks.coldstart import failures as coldstart_failures
 from benchmarks.contestants import CONTESTANTS
 from benchmarks.server import BenchServer
 from benchmarks.streams import SHAPES, StreamSpec
 
-SCENARIOS = ("throughput", "imports", "profile", "concurrency")
+SCENARIOS = ("throughput", "imports", "coldstart", "structured", "profile", "concurrency")
 
 
 def _csv(kind: type = str):  # type: ignore[no-untyped-def]
@@ -48,6 +48,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="argument deltas per stream, across the 4 calls (default 1000,10000,50000)",
     )
     p.add_argument("--reps", type=int, default=5, help="repetitions per cell (median; default 5)")
+    p.add_argument(
+        "--reps-large",
+        type=int,
+        default=3,
+        help=f"repetitions per cell at N ≥ {harness.LARGE_N:,} (default 3: long runs vary little)",
+    )
     p.add_argument("--cap", type=float, default=20.0, help="stop a run after this many seconds")
     p.add_argument("--apis", type=_csv(), default=list(harness.APIS))
     p.add_argument("--shapes", type=_csv(), default=list(SHAPES))
@@ -61,6 +67,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="concurrency scenario: ms between events, min,max (default 500,1000)",
     )
     p.add_argument("--import-reps", type=int, default=7)
+    p.add_argument(
+        "--coldstart-reps", type=int, default=15, help="cold start: fresh processes per contestant"
+    )
+    p.add_argument(
+        "--structured-n",
+        type=_csv(int),
+        help="structured output: text deltas per reply (default: the --n sizes)",
+    )
+    p.add_argument("--structured-reps", type=int, default=3, help="structured output: best of")
+    p.add_argument(
+        "--ranges",
+        type=Path,
+        nargs="+",
+        metavar="JSON",
+        help="no benchmark: print the min-max of every cell and target over these --json files",
+    )
     p.add_argument(
         "--write",
         action=argparse.BooleanOptionalAction,
@@ -83,6 +105,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.ranges:
+        print(report.ranges([json.loads(path.read_text()) for path in args.ranges], args.ranges))
+        return 0
     started = time.monotonic()
     info = report.machine()
 
@@ -90,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{time.monotonic() - started:6.0f}s] {line}", file=sys.stderr, flush=True)
 
     log(f"{info['cpu']}, {info['cores']} cores, load {info['load']}; {info['python']}")
-    tp = imports = importtime = concurrency = None
+    tp = imports = importtime = concurrency = coldstart = structured = None
     profiles = []
     with BenchServer() as server:
         if "imports" in args.scenario:
@@ -104,6 +129,17 @@ def main(argv: list[str] | None = None) -> int:
                 ns=args.n,
                 contestants=args.contestants,
                 reps=args.reps,
+                cap=args.cap,
+                seed=args.seed,
+                large_reps=args.reps_large,
+                log=log,
+            )
+        if "coldstart" in args.scenario:
+            coldstart = harness.run_coldstart(server, reps=args.coldstart_reps, log=log)
+        if "structured" in args.scenario:
+            structured = harness.run_structured(
+                args.structured_n or args.n,
+                reps=args.structured_reps,
                 cap=args.cap,
                 seed=args.seed,
                 log=log,
@@ -141,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         profiles=profiles,
         plotted=plotted,
         minutes=minutes,
+        coldstart=coldstart,
+        structured=structured,
     )
     print(document)
     if args.write:
@@ -156,23 +194,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         raw = {
             "machine": info,
-            "throughput": None
-            if tp is None
-            else {
-                "ns": tp.ns,
-                "reps": tp.reps,
-                "cap": tp.cap,
-                "events": {".".join(map(str, k)): v for k, v in tp.events.items()},
-                "skipped": {".".join(k): v for k, v in tp.skipped.items()},
-                "cells": {".".join(map(str, k)): asdict(v) for k, v in tp.cells.items()},
-            },
+            "throughput": report.throughput_to_json(tp),
             "imports": imports,
             "importtime": importtime,
             "concurrency": concurrency,
+            "coldstart": coldstart,
+            "structured": structured,
             "profiles": profiles,
         }
         args.json.write_text(json.dumps(raw, indent=1), encoding="utf-8")
-    failures = tp.failures() if tp else []
+    failures = (tp.failures() if tp else []) + coldstart_failures(coldstart)
+    if structured and "error" in structured:
+        failures.append(f"structured: {structured['error']}")
     for failure in failures:
         log(f"FAILED: {failure}")
     return 1 if failures else 0

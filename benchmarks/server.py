@@ -26,15 +26,28 @@ import resource
 import threading
 from collections import OrderedDict
 
-from .streams import StreamSpec, chunked, render, slow_event, slow_first, slow_last
-
-_HEAD = (
-    b"HTTP/1.1 200 OK\r\n"
-    b"content-type: text/event-stream; charset=utf-8\r\n"
-    b"cache-control: no-cache\r\n"
-    b"transfer-encoding: chunked\r\n"
-    b"\r\n"
+from .streams import (
+    CONTENT_TYPES,
+    StreamSpec,
+    chunked,
+    render,
+    slow_event,
+    slow_first,
+    slow_last,
 )
+
+
+def _head(content_type: str = "text/event-stream; charset=utf-8") -> bytes:
+    return (
+        b"HTTP/1.1 200 OK\r\n"
+        b"content-type: " + content_type.encode() + b"\r\n"
+        b"cache-control: no-cache\r\n"
+        b"transfer-encoding: chunked\r\n"
+        b"\r\n"
+    )
+
+
+_HEAD = _head()
 _NOT_FOUND = (
     b"HTTP/1.1 404 Not Found\r\ncontent-type: text/plain\r\ncontent-length: 9\r\n\r\nnot found"
 )
@@ -136,7 +149,8 @@ class BenchServer:
                 return self._events[spec.key]
         rendered = render(spec)
         with self._lock:
-            self._bodies[spec.key] = _HEAD + chunked(rendered.writes)
+            head = _head(CONTENT_TYPES[spec.api]) if spec.api in CONTENT_TYPES else _HEAD
+            self._bodies[spec.key] = head + chunked(rendered.writes)
             self._events[spec.key] = rendered.events
             while len(self._bodies) > _KEEP:
                 self._bodies.popitem(last=False)

@@ -17,14 +17,24 @@ Anthropic send for tool arguments). Calls stream one after another, as both prov
 parallel calls. The HTTP body is then cut at arbitrary offsets into 256-512 byte writes
 (:func:`cut`), each sent as one chunk of ``Transfer-Encoding: chunked``, so SSE events and
 UTF-8 sequences straddle writes the way they do on a real network.
+
+Two wires differ: ``gemini`` is Vertex AI with ``streamFunctionCallArguments`` (Gemini's
+public API sends calls whole), whose ``partialArgs`` carry JSON leaves by path rather than
+text, so the same arguments go out as string pieces of 4-16 characters of their values
+(:func:`gemini_fragments`), with no call ids; ``bedrock-converse`` is binary
+``application/vnd.amazon.eventstream`` messages (:func:`es_message`, real CRC32s) carrying the
+same 4-16 character ``toolUse.input`` fragments.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import random
 import string
+import struct
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +50,8 @@ MODEL_IDS = {
     "openai-chat": "gpt-4.1-mini",
     "openai-responses": "gpt-4.1-mini",
     "anthropic-messages": "claude-sonnet-4-5",
-    "gemini": "gemini-2.5-flash",
+    "gemini": "gemini-3-pro-preview",
+    "bedrock-converse": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
 }
 
 
@@ -215,6 +226,8 @@ def expected_calls(spec: StreamSpec) -> list[Call]:
             offset += size
         if spec.api == "anthropic-messages":
             call_id = "toolu_01" + _token(rng, 22)
+        elif spec.api == "bedrock-converse":
+            call_id = "tooluse_" + _token(rng, 22, string.ascii_letters + string.digits + "_-")
         else:
             call_id = "call_" + _token(rng, 24)
         item_id = "fc_" + _token(rng, 48, string.hexdigits.lower()[:16])
@@ -230,7 +243,17 @@ def digest(calls: list[tuple[str, str, Any]]) -> str:
 
 
 def expected_digest(spec: StreamSpec) -> str:
-    return digest([(c.id, c.name, c.arguments) for c in expected_calls(spec)])
+    return digest([(expected_id(spec.api, c), c.name, c.arguments) for c in expected_calls(spec)])
+
+
+def expected_id(api: str, call: Call) -> str | None:
+    """The call id a contestant must report: Vertex's streamed calls carry none (the recordings
+    of ``streamFunctionCallArguments`` have no ``functionCall.id``), so on ``gemini`` every
+    contestant reports ``None`` (llmkit synthesises one, which the check does not compare)."""
+    return None if api in NO_IDS else call.id
+
+
+NO_IDS = ("gemini",)  # the APIs whose generated streams carry no call ids
 
 
 # -- request bodies (what the clients send; the server ignores them) --------------------------
@@ -445,29 +468,191 @@ def _openai_responses(spec: StreamSpec, calls: list[Call]) -> Iterator[str]:
     yield event("response.completed", {"response": final})
 
 
-ENCODERS: dict[str, Callable[[StreamSpec, list[Call]], Iterator[str]]] = {
+def _gemini_dumps(value: Any) -> str:
+    # Vertex's spelling in stream events: compact, UTF-8 as itself (the vercel-ai captures).
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    """``(JSON path, leaf)`` in document order, as Vertex addresses ``partialArgs``."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _leaves(item, f"{path}[{index}]")
+    else:
+        yield path, value
+
+
+def gemini_fragments(spec: StreamSpec, call: Call, rng: random.Random) -> list[dict[str, Any]]:
+    """The ``partialArgs`` fragments of one call: every leaf in document order; a string cut
+    into pieces of 4-16 characters of its value (``willContinue: true``), then closed by an
+    empty piece, as the Vertex recordings close every string; a number or a boolean whole.
+    Array elements that are objects are followed by a no-op ``{"willContinue": true}`` part
+    (``None`` here), as recorded."""
+    out: list[dict[str, Any] | None] = []
+    previous_element = None
+    for path, value in _leaves(call.arguments, "$"):
+        element = path.rsplit("].", 1)[0] if "]." in path else None
+        if previous_element is not None and element != previous_element:
+            out.append(None)
+        previous_element = element
+        if isinstance(value, str):
+            pos = 0
+            while pos < len(value):
+                size = rng.randint(MIN_DELTA, MAX_DELTA)
+                piece = value[pos : pos + size]
+                out.append({"jsonPath": path, "stringValue": piece, "willContinue": True})
+                pos += size
+            out.append({"jsonPath": path, "stringValue": ""})
+        elif isinstance(value, bool):
+            out.append({"jsonPath": path, "boolValue": value})
+        elif value is None:
+            out.append({"jsonPath": path, "nullValue": "NULL_VALUE"})
+        else:
+            out.append({"jsonPath": path, "numberValue": value})
+    if previous_element is not None:
+        out.append(None)
+    return out  # type: ignore[return-value]
+
+
+def _gemini(spec: StreamSpec, calls: list[Call]) -> Iterator[str]:
+    """Vertex AI's ``streamGenerateContent?alt=sse`` with ``streamFunctionCallArguments``: one
+    part per chunk, as in the vercel-ai captures of gemini-3.1-pro-preview on Vertex."""
+    rng = random.Random(f"gemini-ids:{spec.seed}")
+    tail = _gemini_dumps(
+        {
+            "usageMetadata": {"trafficType": "ON_DEMAND"},
+            "modelVersion": MODEL_IDS["gemini"],
+            "createTime": "2025-11-30T00:00:00.000000Z",
+            "responseId": _token(rng, 23, string.ascii_letters + string.digits + "_-"),
+        }
+    )[1:]  # '"usageMetadata":...}' : spliced after the candidates
+
+    role = '"role":"model",'
+
+    def event(part: dict[str, Any]) -> str:
+        # CRLF framing, as Google sends SSE.
+        parts = _gemini_dumps(part)
+        return f'data: {{"candidates":[{{"content":{{{role}"parts":[{parts}]}}}}],{tail}\r\n\r\n'
+
+    signature = base64.b64encode(rng.randbytes(180)).decode()  # Gemini 3 signs the first call
+    fragment_rng = random.Random(f"gemini-fragments:{spec.key}")
+    for i, call in enumerate(calls):
+        head: dict[str, Any] = {"functionCall": {"name": call.name, "willContinue": True}}
+        if i == 0:
+            head["thoughtSignature"] = signature
+        yield event(head)
+        for fragment in gemini_fragments(spec, call, fragment_rng):
+            if fragment is None:
+                yield event({"functionCall": {"willContinue": True}})
+            else:
+                yield event({"functionCall": {"partialArgs": [fragment], "willContinue": True}})
+        if i < len(calls) - 1:
+            yield event({"functionCall": {}})  # the terminator of a streamed call
+    output = sum(len(c.text) for c in calls) // 4
+    usage = {
+        "promptTokenCount": 812,
+        "candidatesTokenCount": output,
+        "totalTokenCount": 812 + output,
+        "trafficType": "ON_DEMAND",
+        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 812}],
+        "candidatesTokensDetails": [{"modality": "TEXT", "tokenCount": output}],
+    }
+    last = {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"functionCall": {}}]}, "finishReason": "STOP"}
+        ],
+        "usageMetadata": usage,
+        "modelVersion": MODEL_IDS["gemini"],
+        "createTime": "2025-11-30T00:00:00.000000Z",
+    }
+    yield f"data: {_gemini_dumps(last)}\r\n\r\n"
+
+
+# -- the AWS event stream (Bedrock ConverseStream) ----------------------------------------------
+
+_PADDING = string.ascii_lowercase + string.ascii_uppercase + string.digits
+
+
+def _es_header(name: str, value: str) -> bytes:
+    raw_name, raw = name.encode(), value.encode()
+    return struct.pack(">B", len(raw_name)) + raw_name + b"\x07" + struct.pack(">H", len(raw)) + raw
+
+
+def es_message(headers: dict[str, str], payload: bytes) -> bytes:
+    """One ``application/vnd.amazon.eventstream`` message: prelude (total length, headers
+    length, CRC32 of those 8 bytes), string headers, payload, CRC32 of everything before."""
+    block = b"".join(_es_header(k, v) for k, v in headers.items())
+    prelude = struct.pack(">II", 12 + len(block) + len(payload) + 4, len(block))
+    prelude += struct.pack(">I", zlib.crc32(prelude))
+    body = prelude + block + payload
+    return body + struct.pack(">I", zlib.crc32(body))
+
+
+def _es_event(event_type: str, payload: dict[str, Any]) -> bytes:
+    headers = {
+        ":event-type": event_type,
+        ":content-type": "application/json",
+        ":message-type": "event",
+    }
+    # Bedrock's payloads: compact, keys sorted (the "p" padding among them), UTF-8 as itself.
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return es_message(headers, text.encode())
+
+
+def _bedrock(spec: StreamSpec, calls: list[Call]) -> Iterator[bytes]:
+    """Bedrock ``ConverseStream``: one event-stream message per Converse event, each payload
+    padded with a random-length ``"p"`` field, as in the pydantic-ai recordings."""
+    rng = random.Random(f"bedrock-pad:{spec.seed}")
+
+    def pad() -> str:
+        return _PADDING[: rng.randint(1, 50)]
+
+    yield _es_event("messageStart", {"role": "assistant", "p": pad()})
+    for i, call in enumerate(calls):
+        start = {"toolUse": {"name": call.name, "toolUseId": call.id}}
+        yield _es_event("contentBlockStart", {"contentBlockIndex": i, "start": start, "p": pad()})
+        for delta in call.deltas:
+            yield _es_event(
+                "contentBlockDelta",
+                {"contentBlockIndex": i, "delta": {"toolUse": {"input": delta}}, "p": pad()},
+            )
+        yield _es_event("contentBlockStop", {"contentBlockIndex": i, "p": pad()})
+    yield _es_event("messageStop", {"stopReason": "tool_use", "p": pad()})
+    output = sum(len(c.text) for c in calls) // 4
+    usage = {"inputTokens": 812, "outputTokens": output, "totalTokens": 812 + output}
+    yield _es_event("metadata", {"metrics": {"latencyMs": 4210}, "usage": usage, "p": pad()})
+
+
+ENCODERS: dict[str, Callable[[StreamSpec, list[Call]], Iterator[str] | Iterator[bytes]]] = {
     "openai-chat": _openai_chat,
     "anthropic-messages": _anthropic_messages,
     "openai-responses": _openai_responses,
-    # "gemini": Gemini's API sends each functionCall whole (its arguments never arrive as
-    # deltas); only Vertex's streamFunctionCallArguments streams them, as JSON-path typed
-    # fragments (QUIRKS D8). Add an encoder here when llmkit._wire.gemini.decode lands.
+    # Gemini's public API sends each functionCall whole (its arguments never arrive as deltas);
+    # Vertex AI with streamFunctionCallArguments streams them as JSON-path typed fragments
+    # (QUIRKS D8): that is the stream generated here, the only Gemini shape with deltas.
+    "gemini": _gemini,
+    "bedrock-converse": _bedrock,
 }
+CONTENT_TYPES = {"bedrock-converse": "application/vnd.amazon.eventstream"}
+"""The response content type per API (``text/event-stream; charset=utf-8`` otherwise)."""
 
 
 @dataclass(frozen=True)
 class Rendered:
     """A stream ready to serve."""
 
-    body: bytes  # the SSE body
-    events: int  # SSE events in it (the "per event" denominator)
+    body: bytes  # the SSE body (binary event-stream messages for bedrock-converse)
+    events: int  # SSE events (messages) in it (the "per event" denominator)
     writes: list[bytes]  # the body cut into 256-512 byte writes
 
 
 def render(spec: StreamSpec) -> Rendered:
     """The HTTP body of ``spec``, and its cut into writes."""
     events = list(ENCODERS[spec.api](spec, expected_calls(spec)))
-    body = "".join(events).encode("utf-8")
+    body = b"".join(e if isinstance(e, bytes) else e.encode("utf-8") for e in events)
     return Rendered(body, len(events), cut(body, spec.seed))
 
 

@@ -1,13 +1,17 @@
-"""Smoke test of the benchmark harness (``benchmarks/``, issue #7).
+"""Smoke test of the benchmark harness (``benchmarks/``, issues #7 and #18).
 
 The benchmark itself is not part of the test suite; this only proves the harness still works:
-tiny streams (N=50), one repetition, the floor and the two llmkit contestants, each in its
-own process against the loopback server, and every one of them must return exactly the
-generated tool calls. It asserts correctness, never timings.
+tiny streams (N=50) on every wire (Gemini's and Bedrock's included), one repetition, the floor
+and the two llmkit contestants, each in its own process against the loopback server, and every
+one of them must return exactly the generated tool calls; the Bedrock generator's binary
+frames must pass botocore's own event-stream parser; the cold-start and structured-output
+scenarios must run at a tiny size and the report must render them. It asserts correctness,
+never timings.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -16,7 +20,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.harness import run_throughput  # noqa: E402
+import pytest  # noqa: E402
+
+from benchmarks import report  # noqa: E402
+from benchmarks.coldstart import REFERENCE  # noqa: E402
+from benchmarks.contestants import SUPPORTS, _frames  # noqa: E402
+from benchmarks.harness import (  # noqa: E402
+    APIS,
+    run_coldstart,
+    run_structured,
+    run_throughput,
+)
 from benchmarks.server import BenchServer  # noqa: E402
 from benchmarks.streams import (  # noqa: E402
     MAX_DELTA,
@@ -31,9 +45,10 @@ from benchmarks.streams import (  # noqa: E402
 )
 
 
-def test_generated_streams_are_deterministic_and_shaped_as_specified() -> None:
+@pytest.mark.parametrize("api", APIS)
+def test_generated_streams_are_deterministic_and_shaped_as_specified(api: str) -> None:
     for shape in SHAPES:
-        spec = StreamSpec("openai-chat", shape, 50)
+        spec = StreamSpec(api, shape, 50)
         calls = expected_calls(spec)
         assert len(calls) == K
         assert sum(len(c.deltas) for c in calls) == 50  # N counts deltas across the 4 calls
@@ -47,13 +62,93 @@ def test_generated_streams_are_deterministic_and_shaped_as_specified() -> None:
         assert all(MIN_WRITE <= len(w) <= MAX_WRITE for w in first.writes[:-1])
 
 
+NEW_WIRES = ("gemini", "bedrock-converse")  # issue #18: every contestant on these
+NEW_CONTESTANTS = ["floor", "llmkit-partial", "llmkit"]
+if importlib.util.find_spec("botocore") is not None:
+    NEW_CONTESTANTS.append("aws-sdk")  # Bedrock only
+
+
 def test_every_contestant_process_returns_the_generated_calls() -> None:
+    old = [api for api in APIS if api not in NEW_WIRES]
     with BenchServer() as server:
+        # Fewer processes on the wires that have been measured since issue #7 (keeps it fast).
         result = run_throughput(
-            server, ns=[50], reps=1, contestants=["floor", "llmkit-partial", "llmkit"]
+            server, apis=old, ns=[50], reps=1, contestants=["floor", "llmkit-partial"]
         )
-    ran = {key for key, cell in result.cells.items() if cell.runs}
-    assert ("openai-chat", "edits", 50, "llmkit-partial") in ran
-    assert ("openai-chat", "content", 50, "floor") in ran
-    assert result.failures() == []
-    assert not any(cell.capped for cell in result.cells.values())
+        new = run_throughput(
+            server,
+            apis=NEW_WIRES,
+            ns=[50],
+            reps=1,
+            contestants=NEW_CONTESTANTS,
+        )
+    for outcome in (result, new):
+        assert outcome.skipped == {}
+        assert outcome.failures() == []
+        assert not any(cell.capped for cell in outcome.cells.values())
+    ran = {key for key, cell in (result.cells | new.cells).items() if cell.runs}
+    for api in APIS:  # every wire, every shape: the generated calls
+        names = (
+            [c for c in NEW_CONTESTANTS if api in SUPPORTS[c]]
+            if api in NEW_WIRES
+            else ["floor", "llmkit-partial"]
+        )
+        for shape in SHAPES:
+            for name in names:
+                assert (api, shape, 50, name) in ran
+    assert "Bedrock Converse, edits" in "\n".join(report.headline_lines(new))
+    # --ranges reads what --json saved: two copies of one run give single values.
+    raw = json.loads(
+        json.dumps({"machine": report.machine(), "throughput": report.throughput_to_json(new)})
+    )
+    back = report.throughput_from_json(raw["throughput"])
+    assert back is not None
+    assert report.headline_lines(back) == report.headline_lines(new)
+    text = report.ranges([raw, raw], ["a.json", "b.json"])
+    assert "reading `partial_arguments`, Bedrock Converse" in text
+    assert "| bedrock-converse | content | 50 | llmkit |" in text
+
+
+def test_the_bedrock_generator_writes_frames_botocore_parses() -> None:
+    eventstream = pytest.importorskip("botocore.eventstream")
+    spec = StreamSpec("bedrock-converse", "edits", 50)
+    rendered = render(spec)
+    buffer = eventstream.EventStreamBuffer()
+    messages = []
+    for write in rendered.writes:  # cut mid-message, as the server sends it
+        buffer.add_data(write)
+        messages.extend(buffer)  # the CRCs are checked as each message is read
+    assert len(messages) == rendered.events
+    names = [m.headers[":event-type"] for m in messages]
+    assert names[0] == "messageStart"
+    assert names[-2:] == ["messageStop", "metadata"]
+    assert all(m.headers[":message-type"] == "event" for m in messages)
+    fragments: dict[int, list[str]] = {}
+    for message in messages:
+        payload = json.loads(message.payload)
+        assert payload["p"]  # Bedrock's padding
+        if message.headers[":event-type"] == "contentBlockDelta":
+            index = payload["contentBlockIndex"]
+            fragments.setdefault(index, []).append(payload["delta"]["toolUse"]["input"])
+    calls = expected_calls(spec)
+    assert [json.loads("".join(f)) for f in fragments.values()] == [c.arguments for c in calls]
+    # The floor's own frame parser reads the same messages.
+    floor = list(_frames(rendered.writes))
+    assert [kind.decode() for kind, _ in floor] == names
+    assert [payload for _, payload in floor] == [m.payload for m in messages]
+
+
+def test_the_cold_start_and_structured_scenarios_run_and_render() -> None:
+    with BenchServer() as server:
+        cold = run_coldstart(server, reps=1, contestants=[REFERENCE, "floor", "llmkit"])
+    assert set(cold["contestants"]) == {REFERENCE, "floor", "llmkit"}
+    assert all("seconds" in entry for entry in cold["contestants"].values()), cold
+    structured = run_structured([300], reps=1)
+    assert "rows" in structured, structured
+    assert all(v is not None and v > 0 for v in structured["rows"]["300"].values())
+    text = report.coldstart_section(cold) + report.structured_section(structured)
+    assert "## Cold start" in text
+    assert "re-parse" in text
+    rows = report.target_rows(None, None, cold)
+    assert rows[0]["label"].startswith("cold start")
+    assert rows[0]["value"] is not None
