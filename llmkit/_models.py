@@ -8,7 +8,6 @@ catalogue of known models are data files in ``llmkit/data/``, read lazily on fir
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 from importlib import resources
@@ -233,11 +232,33 @@ _registered: dict[tuple[str, str], Model] = {}
 
 
 @functools.lru_cache(maxsize=1)
-def _catalogue() -> dict[tuple[str, str], Model]:
+def _catalogue_entries() -> dict[tuple[str, str], dict[str, Any]]:
+    """The catalogue's raw entries, keyed by (provider, id). Each becomes a Model only when it
+    is asked for (:func:`_catalogue_model`): validating all of them would cost the first
+    ``get_model`` tens of milliseconds for the one model it returns."""
     text = resources.files("llmkit").joinpath("data/models.json").read_text("utf-8")
+    return {(entry["provider"], entry["id"]): entry for entry in json.loads(text)["models"]}
+
+
+_validated: dict[tuple[str, str], Model] = {}
+
+
+def _catalogue_model(key: tuple[str, str]) -> Model | None:
+    """The catalogue's Model for ``key`` (validated once, then the same object every time)."""
+    model = _validated.get(key)
+    if model is None:
+        entry = _catalogue_entries().get(key)
+        if entry is None:
+            return None
+        model = _validated[key] = Model.model_validate(entry)
+    return model
+
+
+def _catalogue() -> dict[tuple[str, str], Model]:
     out: dict[tuple[str, str], Model] = {}
-    for entry in json.loads(text)["models"]:
-        model = Model.model_validate(entry)
+    for key in _catalogue_entries():
+        model = _catalogue_model(key)
+        assert model is not None
         out[(model.provider, model.id)] = model
     return out
 
@@ -252,11 +273,14 @@ def get_model(provider: str, id: str) -> Model:
     Raises:
         UnknownModelError: no such model; ``suggestions`` lists close matches.
     """
-    known = _all()
-    model = known.get((provider, id))
+    model = _registered.get((provider, id))
+    if model is None:
+        model = _catalogue_model((provider, id))
     if model is not None:
         return model
-    names = [f"{p}/{i}" for p, i in known]
+    import difflib  # only for the error's suggestions
+
+    names = [f"{p}/{i}" for p, i in {**_catalogue_entries(), **_registered}]
     close = difflib.get_close_matches(f"{provider}/{id}", names, n=5, cutoff=0.5)
     if not close:
         close = [n for n in names if n.split("/", 1)[1] == id][:5]
