@@ -63,6 +63,23 @@ class ModelCost(BaseModel):
     cache_write_long: float | None = None
 
 
+# Frozen, so every Model can share them: a Model's defaults cost no memory per instance (a
+# process holding a Model per open stream holds one each). Made on first use, not at import.
+@functools.cache
+def _no_cost() -> ModelCost:
+    return ModelCost()
+
+
+@functools.cache
+def _no_quirks() -> OpenAIChatCompat:
+    return OpenAIChatCompat()
+
+
+@functools.cache
+def _anthropic_defaults() -> AnthropicCompat:
+    return AnthropicCompat()
+
+
 class Model(BaseModel):
     """A model and where to reach it.
 
@@ -132,9 +149,9 @@ class Model(BaseModel):
     eager_input_streaming: bool | None = None
     context_window: int | None = None
     max_output_tokens: int | None = None
-    cost: ModelCost = Field(default_factory=ModelCost)
-    compat: OpenAIChatCompat = Field(default_factory=OpenAIChatCompat)
-    anthropic: AnthropicCompat = Field(default_factory=AnthropicCompat)
+    cost: ModelCost = Field(default_factory=_no_cost)
+    compat: OpenAIChatCompat = Field(default_factory=_no_quirks)
+    anthropic: AnthropicCompat = Field(default_factory=_anthropic_defaults)
     platform: Platform | None = None
 
     @model_validator(mode="before")
@@ -153,8 +170,8 @@ class Model(BaseModel):
                 merged[key] = profile[key]
         if "compat" in profile:
             compat = merged.get("compat")
-            if compat is None:
-                merged["compat"] = profile["compat"]
+            if compat is None:  # the profile's flags, validated once (frozen: shared)
+                merged["compat"] = _profile_compat(profile)
             elif isinstance(compat, dict):  # per-field override of the profile's flags
                 merged["compat"] = {**profile["compat"], **compat}
         return merged
@@ -194,6 +211,19 @@ class Model(BaseModel):
         if c.input is None and c.output is None:
             return None  # no prices at all: nothing is known, not even "free"
         return total / 1_000_000
+
+
+_compat_of_profile: dict[int, tuple[dict[str, Any], OpenAIChatCompat]] = {}
+
+
+def _profile_compat(profile: dict[str, Any]) -> OpenAIChatCompat:
+    """A profile's compat flags as one shared (frozen) OpenAIChatCompat."""
+    known = _compat_of_profile.get(id(profile))
+    if known is not None and known[0] is profile:
+        return known[1]
+    compat = OpenAIChatCompat.model_validate(profile["compat"])
+    _compat_of_profile[id(profile)] = (profile, compat)
+    return compat
 
 
 @functools.lru_cache(maxsize=1)
