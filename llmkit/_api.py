@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 # The decoding pipeline and the streams load on their first use, not for build_request: a
 # process that only builds requests (or only parses) skips them. The two stream classes are
-# still this module's names (llmkit re-exports them from here).
+# still reachable here, as they were (llmkit re-exports them from _streams).
 
 
 def __getattr__(name: str) -> Any:
