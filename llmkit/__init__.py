@@ -15,8 +15,6 @@ from ._version import __version__
 
 if _typing.TYPE_CHECKING:
     from ._api import (
-        AsyncEventStream,
-        EventStream,
         acomplete,
         aparse_stream,
         astream,
@@ -86,6 +84,7 @@ if _typing.TYPE_CHECKING:
     from ._options import RequestOptions
     from ._output import decode_output
     from ._quirk_flags import AnthropicCompat
+    from ._streams import AsyncEventStream, EventStream
     from ._tools.arguments import decode_tool_call
     from ._tools.definition import Injected, Tool, tool, tool_from_function
     from ._tools.mcp import tool_from_mcp, tool_result_from_mcp
@@ -101,7 +100,7 @@ _EXPORTS: dict[str, str] = {
     "AnthropicCompat": "._quirk_flags",
     "Api": "._models",
     "AssistantMessage": "._messages",
-    "AsyncEventStream": "._api",
+    "AsyncEventStream": "._streams",
     "AuthenticationError": "._errors",
     "CachePoint": "._documents",
     "Context": "._messages",
@@ -113,7 +112,7 @@ _EXPORTS: dict[str, str] = {
     "Done": "._events",
     "Error": "._events",
     "Event": "._events",
-    "EventStream": "._api",
+    "EventStream": "._streams",
     "ImagePart": "._messages",
     "Injected": "._tools.definition",
     "InvalidRequestError": "._errors",

@@ -16,16 +16,30 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from ._events import Event
-from ._messages import AssistantMessage, Context
-from ._models import Model
-from ._options import RequestOptions, check_options
-from ._pipeline import Pipeline
+from ._options import check_options
 from ._request import build
-from ._streams import AsyncEventStream, EventStream
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from ._events import Event
+    from ._messages import AssistantMessage, Context
+    from ._models import Model
+    from ._options import RequestOptions
+    from ._streams import AsyncEventStream, EventStream
+
+# The decoding pipeline and the streams load on their first use, not for build_request: a
+# process that only builds requests (or only parses) skips them. The two stream classes are
+# still reachable here, as they were (llmkit re-exports them from _streams).
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("AsyncEventStream", "EventStream"):
+        from . import _streams
+
+        return getattr(_streams, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AsyncEventStream",
@@ -66,6 +80,8 @@ def parse_stream(
     ``response_format``: the structured-output format the request gave (a pydantic model
     class or a JSON schema); with it, every ``TextDelta`` has ``partial_output``.
     """
+    from ._pipeline import Pipeline
+
     pipeline = Pipeline(model, structured_output=response_format is not None)
     yield from pipeline.drain()
     for chunk in chunks:
@@ -79,6 +95,8 @@ async def aparse_stream(
     model: Model, chunks: AsyncIterable[bytes], *, response_format: Any = None
 ) -> AsyncIterator[Event]:
     """:func:`parse_stream` over an async iterable of chunks (``response_format`` likewise)."""
+    from ._pipeline import Pipeline
+
     pipeline = Pipeline(model, structured_output=response_format is not None)
     for event in pipeline.drain():
         yield event
@@ -103,6 +121,8 @@ def parse_response(model: Model, body: bytes | str | dict[str, Any]) -> Assistan
     else:
         seed = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
         parsed = json.loads(seed)
+    from ._pipeline import Pipeline
+
     pipeline = Pipeline(model)
     pipeline.decode_whole(parsed, seed)
     return pipeline.message()
@@ -132,6 +152,8 @@ def stream(model: Model, context: Context, **options: Unpack[RequestOptions]) ->
         APIError: the provider answered with an error before the stream (on entering).
         APIConnectionError: the connection failed or timed out before the stream (entering).
     """
+    from ._streams import EventStream
+
     return EventStream(model, context, options)
 
 
@@ -141,6 +163,8 @@ def astream(model: Model, context: Context, **options: Unpack[RequestOptions]) -
     The same options and errors as :func:`stream`; ``on_response`` may be an async function.
     Cancelling the task that reads it closes the connection (the message ends ``aborted``).
     """
+    from ._streams import AsyncEventStream
+
     return AsyncEventStream(model, context, options)
 
 

@@ -8,7 +8,6 @@ catalogue of known models are data files in ``llmkit/data/``, read lazily on fir
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 from importlib import resources
@@ -62,6 +61,23 @@ class ModelCost(BaseModel):
     cache_read: float | None = None
     cache_write: float | None = None
     cache_write_long: float | None = None
+
+
+# Frozen, so every Model can share them: a Model's defaults cost no memory per instance (a
+# process holding a Model per open stream holds one each). Made on first use, not at import.
+@functools.cache
+def _no_cost() -> ModelCost:
+    return ModelCost()
+
+
+@functools.cache
+def _no_quirks() -> OpenAIChatCompat:
+    return OpenAIChatCompat()
+
+
+@functools.cache
+def _anthropic_defaults() -> AnthropicCompat:
+    return AnthropicCompat()
 
 
 class Model(BaseModel):
@@ -133,9 +149,9 @@ class Model(BaseModel):
     eager_input_streaming: bool | None = None
     context_window: int | None = None
     max_output_tokens: int | None = None
-    cost: ModelCost = Field(default_factory=ModelCost)
-    compat: OpenAIChatCompat = Field(default_factory=OpenAIChatCompat)
-    anthropic: AnthropicCompat = Field(default_factory=AnthropicCompat)
+    cost: ModelCost = Field(default_factory=_no_cost)
+    compat: OpenAIChatCompat = Field(default_factory=_no_quirks)
+    anthropic: AnthropicCompat = Field(default_factory=_anthropic_defaults)
     platform: Platform | None = None
 
     @model_validator(mode="before")
@@ -154,8 +170,8 @@ class Model(BaseModel):
                 merged[key] = profile[key]
         if "compat" in profile:
             compat = merged.get("compat")
-            if compat is None:
-                merged["compat"] = profile["compat"]
+            if compat is None:  # the profile's flags, validated once (frozen: shared)
+                merged["compat"] = _profile_compat(profile)
             elif isinstance(compat, dict):  # per-field override of the profile's flags
                 merged["compat"] = {**profile["compat"], **compat}
         return merged
@@ -197,6 +213,19 @@ class Model(BaseModel):
         return total / 1_000_000
 
 
+_compat_of_profile: dict[int, tuple[dict[str, Any], OpenAIChatCompat]] = {}
+
+
+def _profile_compat(profile: dict[str, Any]) -> OpenAIChatCompat:
+    """A profile's compat flags as one shared (frozen) OpenAIChatCompat."""
+    known = _compat_of_profile.get(id(profile))
+    if known is not None and known[0] is profile:
+        return known[1]
+    compat = OpenAIChatCompat.model_validate(profile["compat"])
+    _compat_of_profile[id(profile)] = (profile, compat)
+    return compat
+
+
 @functools.lru_cache(maxsize=1)
 def _providers() -> dict[str, dict[str, Any]]:
     text = resources.files("llmkit").joinpath("data/providers.json").read_text("utf-8")
@@ -233,11 +262,33 @@ _registered: dict[tuple[str, str], Model] = {}
 
 
 @functools.lru_cache(maxsize=1)
-def _catalogue() -> dict[tuple[str, str], Model]:
+def _catalogue_entries() -> dict[tuple[str, str], dict[str, Any]]:
+    """The catalogue's raw entries, keyed by (provider, id). Each becomes a Model only when it
+    is asked for (:func:`_catalogue_model`): validating all of them would cost the first
+    ``get_model`` tens of milliseconds for the one model it returns."""
     text = resources.files("llmkit").joinpath("data/models.json").read_text("utf-8")
+    return {(entry["provider"], entry["id"]): entry for entry in json.loads(text)["models"]}
+
+
+_validated: dict[tuple[str, str], Model] = {}
+
+
+def _catalogue_model(key: tuple[str, str]) -> Model | None:
+    """The catalogue's Model for ``key`` (validated once, then the same object every time)."""
+    model = _validated.get(key)
+    if model is None:
+        entry = _catalogue_entries().get(key)
+        if entry is None:
+            return None
+        model = _validated[key] = Model.model_validate(entry)
+    return model
+
+
+def _catalogue() -> dict[tuple[str, str], Model]:
     out: dict[tuple[str, str], Model] = {}
-    for entry in json.loads(text)["models"]:
-        model = Model.model_validate(entry)
+    for key in _catalogue_entries():
+        model = _catalogue_model(key)
+        assert model is not None
         out[(model.provider, model.id)] = model
     return out
 
@@ -252,11 +303,14 @@ def get_model(provider: str, id: str) -> Model:
     Raises:
         UnknownModelError: no such model; ``suggestions`` lists close matches.
     """
-    known = _all()
-    model = known.get((provider, id))
+    model = _registered.get((provider, id))
+    if model is None:
+        model = _catalogue_model((provider, id))
     if model is not None:
         return model
-    names = [f"{p}/{i}" for p, i in known]
+    import difflib  # only for the error's suggestions
+
+    names = [f"{p}/{i}" for p, i in {**_catalogue_entries(), **_registered}]
     close = difflib.get_close_matches(f"{provider}/{id}", names, n=5, cutoff=0.5)
     if not close:
         close = [n for n in names if n.split("/", 1)[1] == id][:5]

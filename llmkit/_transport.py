@@ -18,7 +18,6 @@ Rules (docs/design.md §4, QUIRKS I1-I4):
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import random
@@ -337,5 +336,7 @@ async def run_async(
                 raise
             value = None
         else:
+            import asyncio  # here, not at module level: building a request needs no event loop
+
             await asyncio.sleep(op.seconds)
             value = None

@@ -222,9 +222,12 @@ def test_unknown_model_with_known_id_suggests_other_providers() -> None:
 def test_catalogue_is_not_loaded_at_import() -> None:
     code = (
         "import llmkit, llmkit._models as m\n"
-        "assert m._catalogue.cache_info().currsize == 0, 'loaded at import'\n"
-        "llmkit.get_model('anthropic', 'claude-sonnet-5-5')\n"
-        "assert m._catalogue.cache_info().currsize == 1\n"
+        "assert m._catalogue_entries.cache_info().currsize == 0, 'loaded at import'\n"
+        "model = llmkit.get_model('anthropic', 'claude-sonnet-5-5')\n"
+        "assert m._catalogue_entries.cache_info().currsize == 1\n"
+        "assert list(m._validated) == [('anthropic', 'claude-sonnet-5-5')], 'validated all'\n"
+        "assert llmkit.get_model('anthropic', 'claude-sonnet-5-5') is model\n"
+        "assert model in llmkit.models('anthropic')\n"
         "print('ok')\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

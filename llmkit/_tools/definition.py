@@ -24,6 +24,7 @@ from pydantic.fields import FieldInfo
 from typing_extensions import TypeVar
 
 from .._errors import ToolDefinitionError
+from .metaschema import surely_valid
 
 __all__ = ["ArgsT", "Injected", "Tool", "tool", "tool_from_function"]
 
@@ -31,6 +32,8 @@ _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def _check_schema(schema: dict[str, Any]) -> None:
+    if surely_valid(schema):  # exact: see _tools/metaschema.py
+        return
     # jsonschema is imported here, not at module import: `import llmkit` stays cheap.
     import jsonschema
 
