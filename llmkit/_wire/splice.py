@@ -36,10 +36,15 @@ from typing import Any
 
 from .._json.scanner import loads
 
-__all__ = ["Splice", "learn"]
+__all__ = ["BUDGET", "Splice", "learn"]
 
 # json's own string scanner (C where available), strict as json.loads is; typeshed omits it.
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+BUDGET = 8
+"""Splices a decoder may learn that never match (a field that changes in every event and is not
+among the ignored ones: chunk ids on some servers, QUIRKS A9) before it stops learning: past
+that, every event takes the full path without the cost of learning (one more decode each)."""
 
 _SENTINEL = "\x00llmkit splice \u2028\U0001f9e9\\"
 _SENTINEL_LITERAL = json.dumps(_SENTINEL)
@@ -110,9 +115,7 @@ Check = Callable[[Any], "tuple[Any, str] | None"]
 that string for that tag (its fast path), else ``None``."""
 
 
-def learn(
-    data: str, event: Any, check: Check, ignored: tuple[str, ...] = ()
-) -> Splice | None:
+def learn(data: str, event: Any, check: Check, ignored: tuple[str, ...] = ()) -> Splice | None:
     """A splice of ``data`` (decoded as ``event``), or ``None`` when ``check`` refuses it or
     the value's place cannot be proved. ``ignored``: keys of fields the decoder never reads,
     whose string or integer values may then differ between matching events."""

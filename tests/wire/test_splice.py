@@ -18,8 +18,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.eventstream import bedrock_event
-
 import llmkit
 from llmkit._events import ToolCallDelta
 from llmkit._pipeline import Pipeline
@@ -28,6 +26,7 @@ from llmkit._wire.anthropic_messages import decode as anthropic_decode
 from llmkit._wire.bedrock_converse import decode as bedrock_decode
 from llmkit._wire.openai_chat import decode as chat_decode
 from llmkit._wire.openai_responses import decode as responses_decode
+from tests.eventstream import bedrock_event
 
 FRAGMENTS = st.text(
     alphabet=st.one_of(
@@ -381,3 +380,23 @@ def test_the_fast_path_is_taken_on_a_plain_stream(api: str) -> None:
     finally:
         splice.Splice.match = original  # type: ignore[method-assign]
     assert sum(seen) >= 15
+
+
+def test_learning_stops_when_splices_never_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A chunk id that changes in every event (QUIRKS A9): no splice can match, so learning
+    # (one more decode per event) stops after splice.BUDGET of them.
+    learnt = []
+    original = chat_decode.learn
+
+    def counting(*args: Any, **kwargs: Any) -> splice.Splice | None:
+        learnt.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(chat_decode, "learn", counting)
+    opening = '{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}'
+    events = [CHAT_EVENT.replace('{"index":0,"function":{"arguments":%s}}', opening)]
+    events += [(CHAT_EVENT % json.dumps(str(i))).replace('"c1"', f'"c{i}"') for i in range(50)]
+    body = "".join(f"data: {e}\n\n" for e in [*events, "[DONE]"]).encode()
+    message = _decode("openai-chat", [body])[-1]
+    assert len(learnt) == 1 + splice.BUDGET  # the opening event, then BUDGET splices
+    assert "0123456789" in message.replace("\\", "")

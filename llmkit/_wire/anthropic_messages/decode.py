@@ -47,7 +47,7 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
-from ..splice import Splice, learn
+from ..splice import BUDGET, Splice, learn
 
 __all__ = ["STOP_REASONS", "Decoder", "decode_response"]
 
@@ -113,6 +113,7 @@ class Decoder:
         "_opaque",
         "_sink",
         "_splice",
+        "_splice_budget",
         "_usage",
     )
 
@@ -123,6 +124,7 @@ class Decoder:
         self._opaque: dict[int, _Opaque] = {}  # open server-side blocks by index
         self._usage: dict[str, Any] = {}  # raw usage fields merged across events (J2)
         self._splice: Splice | None = None  # the input_json_delta event's shape (fast path)
+        self._splice_budget = BUDGET
 
     # -- events ------------------------------------------------------------------------------
 
@@ -137,6 +139,8 @@ class Decoder:
                     self._sink.arguments(splice.tag, fragment)
                 return
             self._splice = None  # a full-path event may change what a match would mean
+            if not splice.hits:
+                self._splice_budget -= 1
         if not data or (data[0] != "{" and data.strip() == "[DONE]"):
             return  # not Anthropic's terminal event: EOF will tell whether message_stop came
         try:
@@ -155,7 +159,7 @@ class Decoder:
         if not isinstance(kind, str):
             kind = sse.event
         self.event(kind, payload, data)
-        if kind == "content_block_delta" and not self._sink.ended:
+        if kind == "content_block_delta" and self._splice_budget > 0 and not self._sink.ended:
             self._splice = learn(data, payload, self._argument_delta)
 
     def _argument_delta(self, payload: Any) -> tuple[int, str] | None:

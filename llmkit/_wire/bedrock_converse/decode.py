@@ -46,7 +46,7 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
-from ..splice import Splice, learn
+from ..splice import BUDGET, Splice, learn
 from ..turn_failures import fail_turn
 
 __all__ = ["STOP_REASONS", "Decoder", "decode_response"]
@@ -81,7 +81,7 @@ class _Block:
 class Decoder:
     """Streamed Converse: event-stream messages → neutral deltas."""
 
-    __slots__ = ("_blocks", "_model", "_redacted", "_seen", "_sink", "_splice")
+    __slots__ = ("_blocks", "_model", "_redacted", "_seen", "_sink", "_splice", "_splice_budget")
 
     def __init__(self, sink: DeltaSink, model: Model) -> None:
         self._sink = sink
@@ -90,6 +90,7 @@ class Decoder:
         self._redacted: dict[int, list[bytes]] = {}  # redactedContent pieces per block
         self._seen: set[str] = set()  # "messageStop", "metadata" (both end the stream)
         self._splice: Splice | None = None  # the tool input delta's shape (the fast path)
+        self._splice_budget = BUDGET
 
     def feed(self, frame: Frame) -> None:
         """One event-stream message."""
@@ -103,6 +104,8 @@ class Decoder:
                         self._sink.arguments(splice.tag, fragment)
                     return
             self._splice = None  # a full-path event may change what a match would mean
+            if not splice.hits:
+                self._splice_budget -= 1
         if kind in ("exception", "error"):
             self._exception(frame, kind)
             return
@@ -118,7 +121,7 @@ class Decoder:
             )
             return
         self.event(frame.event, payload, frame.data)
-        if frame.event == "contentBlockDelta" and not self._sink.ended:
+        if frame.event == "contentBlockDelta" and self._splice_budget > 0 and not self._sink.ended:
             # "p" is Bedrock's random-length padding, never read
             self._splice = learn(frame.data, payload, self._argument_delta, ("p",))
 

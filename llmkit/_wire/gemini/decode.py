@@ -475,7 +475,7 @@ class Decoder:
                 continue
             text = writer.add(fragment)
             if text:
-                self._sink.tool_call(streamed.ordinal, arguments=text)
+                self._sink.arguments(streamed.ordinal, text)  # the hot path: one per fragment
         for where, problem in writer.problems:
             self._sink.malformed(f"partialArgs: {problem}", json_path=where)
         writer.problems.clear()

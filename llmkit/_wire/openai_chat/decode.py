@@ -17,7 +17,7 @@ from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
-from ..splice import Splice, learn
+from ..splice import BUDGET, Splice, learn
 from ..turn_failures import fail_turn
 from ..values import count, obj, seq, text, wrong_type
 
@@ -80,7 +80,7 @@ class Decoder:
         self._refusal = False
         self._details: dict[Any, dict[str, Any]] = {}  # OpenRouter reasoning_details by index
         self._splice: Splice | None = None  # the argument-delta event's shape (the fast path)
-        self._splice_budget = _SPLICE_BUDGET
+        self._splice_budget = BUDGET
 
     def feed(self, sse: Frame) -> None:
         """One SSE event."""
@@ -262,11 +262,6 @@ class Decoder:
                 elif field not in merged or merged[field] is None:
                     merged[field] = value
         self._sink.provider_data("reasoning_details", list(self._details.values()))
-
-
-_SPLICE_BUDGET = 8
-"""Splices learnt that never matched (chunk ids that change every event, QUIRKS A9) before a
-decoder stops learning them: past that, every event takes the full path without the cost."""
 
 
 def _argument_delta(chunk: Any) -> tuple[int, str] | None:

@@ -45,7 +45,7 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
-from ..splice import Splice, learn
+from ..splice import BUDGET, Splice, learn
 from .request import CUSTOM, HOSTED
 
 __all__ = ["Decoder", "decode_response"]
@@ -127,6 +127,7 @@ class Decoder:
         "_refusal",
         "_sink",
         "_splice",
+        "_splice_budget",
         "_started",
     )
 
@@ -140,6 +141,7 @@ class Decoder:
         self._refusal = False
         self._started = False
         self._splice: Splice | None = None  # the arguments delta event's shape (fast path)
+        self._splice_budget = BUDGET
 
     # -- input ----------------------------------------------------------------------------
 
@@ -154,6 +156,8 @@ class Decoder:
                 self._emit(item, segment, delta)
                 return
             self._splice = None  # a full-path event may change what a match would mean
+            if not splice.hits:
+                self._splice_budget -= 1
         if data == "[DONE]":
             return
         try:
@@ -168,7 +172,7 @@ class Decoder:
         if not isinstance(event.get("type"), str):
             event["type"] = sse.event  # the data's own type is authoritative when present
         self.event(event, data)
-        if event["type"] == _ARGUMENTS_DELTA and not self._sink.ended:
+        if event["type"] == _ARGUMENTS_DELTA and self._splice_budget > 0 and not self._sink.ended:
             # sequence_number and obfuscation differ in every event and are never read
             self._splice = learn(data, event, self._argument_delta, _IGNORED)
 
