@@ -24,6 +24,7 @@ from llmkit._pipeline import Pipeline
 from llmkit._wire import splice
 from llmkit._wire.anthropic_messages import decode as anthropic_decode
 from llmkit._wire.bedrock_converse import decode as bedrock_decode
+from llmkit._wire.gemini import decode as gemini_decode
 from llmkit._wire.openai_chat import decode as chat_decode
 from llmkit._wire.openai_responses import decode as responses_decode
 from tests.eventstream import bedrock_event
@@ -304,7 +305,54 @@ def _bedrock_stream(rng: random.Random, fragments: list[str]) -> bytes:
     return b"".join(out)
 
 
+def _gemini_stream(rng: random.Random, fragments: list[str]) -> str:
+    def sse(call: str, extra: str = "", part: str = "") -> str:
+        return (
+            f'data: {{"candidates":[{{"content":{{"role":"model","parts":[{{{part}"functionCall":'
+            f'{call}}}]}}{extra}}}],"usageMetadata":{{"trafficType":"ON_DEMAND"}},'
+            '"responseId":"r1"}\n\n'
+        )
+
+    out = []
+    n = 0
+    path = "$.content"
+    for i, fragment in enumerate(fragments):
+        kind = rng.randrange(14)
+        literal = _literals(fragment, rng.randrange(10) if kind == 1 else rng.randrange(2))
+        piece = f'{{"jsonPath":"{path}","stringValue":{literal},"willContinue":true}}'
+        hot = f'{{"partialArgs":[{piece}],"willContinue":true}}'
+        if i == 0 or kind == 2:
+            n += 1
+            path = f"$.c{n}"
+            out.append(sse(f'{{"name":"f","id":"g{n}","willContinue":true}}'))
+        elif kind == 3:
+            out.append(sse(hot.replace('"willContinue":true}]', "}]")))  # the string ends
+        elif kind == 4:
+            out.append(sse(hot, part='"thoughtSignature":"sig",'))
+        elif kind == 5:
+            out.append(sse(hot, extra=',"finishReason":"STOP"'))
+        elif kind == 6:
+            out.append(sse(hot.replace('{"partialArgs"', '{"id":"x","partialArgs"')))
+        elif kind == 7:
+            out.append(sse(hot.replace(f'"{path}"', '"$.other"')))
+        elif kind == 8:
+            out.append(
+                sse('{"partialArgs":[{"jsonPath":"$.n","numberValue":1}],"willContinue":true}')
+            )
+        elif kind == 9:
+            out.append(sse('{"willContinue":false}'))
+        else:
+            out.append(sse(hot))
+    out.append(sse('{"willContinue":false}'))
+    end = (
+        'data: {"candidates":[{"content":{"role":"model","parts":[{"text":""}]},'
+        '"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":1,"totalTokenCount":2}}\n\n'
+    )
+    return "".join(out) + end
+
+
 STREAMS = {
+    "gemini": (_gemini_stream, gemini_decode),
     "bedrock-converse": (_bedrock_stream, bedrock_decode),
     "openai-chat": (_chat_stream, chat_decode),
     "anthropic-messages": (_anthropic_stream, anthropic_decode),
