@@ -105,7 +105,7 @@ class EventStreamMessage:
 class EventStreamDecoder:
     """Incremental decoder: ``feed(bytes)`` returns the messages completed by those bytes."""
 
-    __slots__ = ("_buf", "_error", "_limit", "_need")
+    __slots__ = ("_buf", "_error", "_headers", "_limit", "_need")
 
     def __init__(self, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
         self._limit = max_event_size
@@ -114,6 +114,9 @@ class EventStreamDecoder:
         # A failure found after good messages in the same chunk: raised on the next call, so
         # the good ones are delivered first, however the bytes were chunked.
         self._error: FramingError | None = None
+        # Header blocks already parsed, by their bytes: a stream repeats a handful of them
+        # (one per event type) thousands of times, and parsing is a pure function of the bytes.
+        self._headers: dict[bytes, dict[str, HeaderValue]] = {}
 
     def feed(self, chunk: bytes) -> list[EventStreamMessage]:
         """Consume ``chunk`` and return the messages it completed (possibly none).
@@ -137,7 +140,7 @@ class EventStreamDecoder:
                     total = self._need = self._prelude(buf, pos)
                 if end - pos < total:
                     break
-                out.append(_message(bytes(buf[pos : pos + total])))
+                out.append(_message(bytes(buf[pos : pos + total]), self._headers))
                 pos += total
                 self._need = None
         except FramingError as exc:
@@ -187,14 +190,25 @@ class EventStreamDecoder:
         return int(total)
 
 
-def _message(frame: bytes) -> EventStreamMessage:
-    """One whole message (its prelude already checked)."""
+_HEADER_BLOCKS = 32
+"""Distinct header blocks a decoder keeps parsed (a Converse stream has fewer than ten)."""
+
+
+def _message(frame: bytes, seen: dict[bytes, dict[str, HeaderValue]]) -> EventStreamMessage:
+    """One whole message (its prelude already checked); ``seen``: header blocks parsed before,
+    by their bytes (each message gets its own copy of the headers)."""
     (crc,) = struct.unpack_from(">I", frame, len(frame) - 4)
     if zlib.crc32(memoryview(frame)[:-4]) != crc:
         raise ChecksumMismatch("An event-stream message failed its CRC32 check")
     (headers_length,) = struct.unpack_from(">I", frame, 4)
     headers_end = _PRELUDE + headers_length
-    return EventStreamMessage(_headers(frame, headers_end), frame[headers_end:-4])
+    block = frame[_PRELUDE:headers_end]
+    headers = seen.get(block)
+    if headers is None:
+        headers = _headers(frame, headers_end)
+        if len(seen) < _HEADER_BLOCKS:
+            seen[block] = headers
+    return EventStreamMessage(headers.copy(), frame[headers_end:-4])
 
 
 def _headers(frame: bytes, end: int) -> dict[str, HeaderValue]:

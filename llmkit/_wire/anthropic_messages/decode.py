@@ -47,6 +47,7 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
+from ..splice import BUDGET, Splice, learn
 
 __all__ = ["STOP_REASONS", "Decoder", "decode_response"]
 
@@ -111,6 +112,8 @@ class Decoder:
         "_model",
         "_opaque",
         "_sink",
+        "_splice",
+        "_splice_budget",
         "_usage",
     )
 
@@ -120,12 +123,24 @@ class Decoder:
         self._kinds: dict[int, str] = {}  # open block index → "text" | "thinking" | "tool"
         self._opaque: dict[int, _Opaque] = {}  # open server-side blocks by index
         self._usage: dict[str, Any] = {}  # raw usage fields merged across events (J2)
+        self._splice: Splice | None = None  # the input_json_delta event's shape (fast path)
+        self._splice_budget = BUDGET
 
     # -- events ------------------------------------------------------------------------------
 
     def feed(self, sse: Frame) -> None:
         """One SSE event."""
         data = sse.data
+        splice = self._splice
+        if splice is not None:
+            fragment = splice.match(data)
+            if fragment is not None and sse.event != "error":
+                if fragment:  # "" is a real, empty first fragment (D3): nothing to append
+                    self._sink.arguments(splice.tag, fragment)
+                return
+            self._splice = None  # a full-path event may change what a match would mean
+            if not splice.hits:
+                self._splice_budget -= 1
         if not data or (data[0] != "{" and data.strip() == "[DONE]"):
             return  # not Anthropic's terminal event: EOF will tell whether message_stop came
         try:
@@ -144,6 +159,21 @@ class Decoder:
         if not isinstance(kind, str):
             kind = sse.event
         self.event(kind, payload, data)
+        if kind == "content_block_delta" and self._splice_budget > 0 and not self._sink.ended:
+            self._splice = learn(data, payload, self._argument_delta)
+
+    def _argument_delta(self, payload: Any) -> tuple[int, str] | None:
+        """``(index, fragment)`` when the full path reads ``payload`` as nothing but tool input
+        text for the block at ``index`` (the splice's check)."""
+        if payload.__class__ is not dict or payload.get("type") != "content_block_delta":
+            return None
+        index, delta = payload.get("index"), payload.get("delta")
+        if not isinstance(index, int) or delta.__class__ is not dict or index in self._opaque:
+            return None
+        fragment = delta.get("partial_json")
+        if delta.get("type") != "input_json_delta" or fragment.__class__ is not str:
+            return None
+        return index, fragment
 
     def event(self, kind: str, payload: dict[str, Any], seed: str) -> None:
         """One decoded event of type ``kind``; ``seed`` (its text) seeds synthesised ids."""

@@ -46,6 +46,7 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
+from ..splice import BUDGET, Splice, learn
 from ..turn_failures import fail_turn
 
 __all__ = ["STOP_REASONS", "Decoder", "decode_response"]
@@ -80,7 +81,7 @@ class _Block:
 class Decoder:
     """Streamed Converse: event-stream messages → neutral deltas."""
 
-    __slots__ = ("_blocks", "_model", "_redacted", "_seen", "_sink")
+    __slots__ = ("_blocks", "_model", "_redacted", "_seen", "_sink", "_splice", "_splice_budget")
 
     def __init__(self, sink: DeltaSink, model: Model) -> None:
         self._sink = sink
@@ -88,10 +89,23 @@ class Decoder:
         self._blocks: dict[int, _Block] = {}
         self._redacted: dict[int, list[bytes]] = {}  # redactedContent pieces per block
         self._seen: set[str] = set()  # "messageStop", "metadata" (both end the stream)
+        self._splice: Splice | None = None  # the tool input delta's shape (the fast path)
+        self._splice_budget = BUDGET
 
     def feed(self, frame: Frame) -> None:
         """One event-stream message."""
         kind = frame.message_type if isinstance(frame, EventStreamMessage) else "event"
+        splice = self._splice
+        if splice is not None:
+            if kind == "event" and frame.event == "contentBlockDelta":
+                fragment = splice.match(frame.data)
+                if fragment is not None:  # the same event as the full path's, another input
+                    if fragment:
+                        self._sink.arguments(splice.tag, fragment)
+                    return
+            self._splice = None  # a full-path event may change what a match would mean
+            if not splice.hits:
+                self._splice_budget -= 1
         if kind in ("exception", "error"):
             self._exception(frame, kind)
             return
@@ -107,6 +121,24 @@ class Decoder:
             )
             return
         self.event(frame.event, payload, frame.data)
+        if frame.event == "contentBlockDelta" and self._splice_budget > 0 and not self._sink.ended:
+            # "p" is Bedrock's random-length padding, never read
+            self._splice = learn(frame.data, payload, self._argument_delta, ("p",))
+
+    def _argument_delta(self, payload: Any) -> tuple[int, str] | None:
+        """``(index, input)`` when the full path reads ``payload`` (a ``contentBlockDelta``) as
+        nothing but input text for the started tool block at ``index`` (the splice's check)."""
+        if payload.__class__ is not dict:
+            return None
+        index, delta = payload.get("contentBlockIndex"), payload.get("delta")
+        if not _index(index) or delta.__class__ is not dict or delta.get("text") is not None:
+            return None
+        tool = delta.get("toolUse")
+        block = self._blocks.get(index)
+        if tool.__class__ is not dict or block is None or block.kind != "tool":
+            return None
+        fragment = tool.get("input")
+        return (index, fragment) if fragment.__class__ is str else None
 
     def event(self, name: str, payload: dict[str, Any], seed: str) -> None:
         """One decoded event; ``seed`` (its text) seeds synthesised ids."""
@@ -177,6 +209,15 @@ class Decoder:
             return
         block = self._blocks.get(index)
         text = delta.get("text")
+        tool = delta.get("toolUse") if text is None else None
+        if tool.__class__ is dict and block is not None and block.kind == "tool":
+            # The hot path (one per argument delta): what the toolUse branch below does for a
+            # well-typed input of a started tool block, without the checks' calls.
+            fragment = tool.get("input")
+            if fragment.__class__ is str:
+                if fragment:
+                    sink.arguments(index, fragment)
+                return
         if text is not None:
             if isinstance(text, str):
                 if block is None:

@@ -40,6 +40,7 @@ from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
+from ..splice import BUDGET, Splice, learn
 from ..turn_failures import fail_turn
 from .request import HOSTED_PART, SIGNATURE_CARRIER
 
@@ -279,6 +280,8 @@ class Decoder:
         "_keys",
         "_model",
         "_sink",
+        "_splice",
+        "_splice_budget",
         "_started",
         "_streamed",
         "_text",
@@ -295,10 +298,24 @@ class Decoder:
         self._thought: int | None = None  # the open thinking block's key
         self._calls = 0  # the next call ordinal
         self._streamed: _Streamed | None = None
+        self._splice: Splice | None = None  # a streamed call's string fragment event (Vertex)
+        self._splice_budget = BUDGET
 
     def feed(self, sse: Frame) -> None:
         """One SSE event."""
         data = sse.data
+        splice = self._splice
+        if splice is not None:
+            value = splice.match(data)
+            if value is not None:  # the same event as the full path's, another string piece
+                streamed, items = splice.tag
+                fragment = dict(items)
+                fragment["stringValue"] = value
+                self._partial(streamed, [fragment])
+                return
+            self._splice = None  # a full-path event may change what a match would mean
+            if not splice.hits:
+                self._splice_budget -= 1
         try:
             chunk = loads(data)
         except ValueError:
@@ -309,6 +326,52 @@ class Decoder:
             )
             return
         self.chunk(chunk, data)
+        if self._streamed is not None and self._splice_budget > 0 and not self._sink.ended:
+            self._splice = learn(data, chunk, self._string_fragment)
+
+    def _string_fragment(self, chunk: Any) -> tuple[Any, str] | None:
+        """``((streamed call, the fragment's other fields), string)`` when the full path reads
+        ``chunk`` as nothing but one ``stringValue`` fragment for the call being streamed, which
+        goes on (the splice's check). Every field the full path reads is checked."""
+        streamed = self._streamed
+        if streamed is None or chunk.__class__ is not dict or chunk.get("error"):
+            return None
+        rid, metadata = chunk.get("responseId"), chunk.get("usageMetadata")
+        if rid is not None and rid.__class__ is not str:
+            return None
+        if isinstance(metadata, dict) and _usage(metadata) is not None:
+            return None
+        candidates = chunk.get("candidates")
+        if candidates.__class__ is not list or len(candidates) != 1:
+            return None
+        candidate = candidates[0]
+        if candidate.__class__ is not dict or candidate.get("index", 0) != 0:
+            return None
+        if candidate.get("finishReason") or any(key in candidate for key in GROUNDING):
+            return None
+        content = candidate.get("content")
+        parts = content.get("parts") if content.__class__ is dict else None
+        if parts.__class__ is not list or len(parts) != 1 or parts[0].__class__ is not dict:
+            return None
+        part = parts[0]
+        call = part.get("functionCall")
+        if "thoughtSignature" in part or call.__class__ is not dict:
+            return None
+        if (
+            call.get("name")
+            or call.get("id")
+            or call.get("args")
+            or call.get("willContinue") is not True
+        ):
+            return None
+        fragments = call.get("partialArgs")
+        if fragments.__class__ is not list or len(fragments) != 1:
+            return None
+        fragment = fragments[0]
+        if fragment.__class__ is not dict or fragment.get("stringValue").__class__ is not str:
+            return None
+        items = tuple((k, v) for k, v in fragment.items() if k != "stringValue")
+        return (streamed, items), fragment["stringValue"]
 
     def eof(self) -> None:
         """End of the byte stream: complete if a finish reason was seen, else truncated."""
@@ -475,7 +538,7 @@ class Decoder:
                 continue
             text = writer.add(fragment)
             if text:
-                self._sink.tool_call(streamed.ordinal, arguments=text)
+                self._sink.arguments(streamed.ordinal, text)  # the hot path: one per fragment
         for where, problem in writer.problems:
             self._sink.malformed(f"partialArgs: {problem}", json_path=where)
         writer.problems.clear()

@@ -17,6 +17,7 @@ from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
+from ..splice import BUDGET, Splice, learn
 from ..turn_failures import fail_turn
 from ..values import count, obj, seq, text, wrong_type
 
@@ -66,6 +67,8 @@ class Decoder:
         "_model",
         "_refusal",
         "_sink",
+        "_splice",
+        "_splice_budget",
         "_started",
     )
 
@@ -76,10 +79,21 @@ class Decoder:
         self._started = False
         self._refusal = False
         self._details: dict[Any, dict[str, Any]] = {}  # OpenRouter reasoning_details by index
+        self._splice: Splice | None = None  # the argument-delta event's shape (the fast path)
+        self._splice_budget = BUDGET
 
     def feed(self, sse: Frame) -> None:
         """One SSE event."""
         data = sse.data
+        splice = self._splice
+        if splice is not None:
+            args = splice.match(data)
+            if args is not None:  # the same event as the full path's, another fragment
+                self._sink.arguments(splice.tag, args)
+                return
+            self._splice = None  # a full-path event may change what a match would mean
+            if not splice.hits:
+                self._splice_budget -= 1
         if data == "[DONE]":  # the terminal event; what follows is not read (QUIRKS A4)
             self._sink.complete()
             return
@@ -93,6 +107,9 @@ class Decoder:
             )
             return
         self.chunk(chunk, data)
+        if self._splice_budget > 0 and not self._sink.ended:
+            # obfuscation (random padding, gpt-5) differs in every event and is never read
+            self._splice = learn(data, chunk, _argument_delta, ("obfuscation",))
 
     def chunk(self, chunk: dict[str, Any], seed: str, *, whole: bool = False) -> None:
         """One decoded chunk (``whole``: a non-streamed body, whose calls have no index)."""
@@ -245,6 +262,48 @@ class Decoder:
                 elif field not in merged or merged[field] is None:
                     merged[field] = value
         self._sink.provider_data("reasoning_details", list(self._details.values()))
+
+
+def _argument_delta(chunk: Any) -> tuple[int, str] | None:
+    """``(index, fragment)`` when the full path reads ``chunk`` as nothing but argument text
+    for the call at ``index`` (the response id, if any, already known): the splice's check.
+    Every field the full path reads is checked; anything else it reads is left out."""
+    if chunk.__class__ is not dict:
+        return None
+    rid = chunk.get("id")
+    if (rid is not None and rid.__class__ is not str) or chunk.get("error"):
+        return None
+    if chunk.get("usage") is not None or "x_groq" in chunk:
+        return None
+    choices = chunk.get("choices")
+    if choices.__class__ is not list or len(choices) != 1:
+        return None
+    choice = choices[0]
+    if choice.__class__ is not dict or choice.get("index", 0) != 0:
+        return None
+    if choice.get("usage") is not None or choice.get("native_finish_reason"):
+        return None
+    if choice.get("finish_reason") is not None:
+        return None
+    delta = choice.get("delta")
+    if delta.__class__ is not dict:
+        return None
+    for key, value in delta.items():
+        if key not in ("tool_calls", "role") and value is not None:
+            return None
+    calls = delta.get("tool_calls")
+    if calls.__class__ is not list or len(calls) != 1:
+        return None
+    tc = calls[0]
+    if tc.__class__ is not dict or tc.get("id") or "extra_content" in tc:
+        return None
+    fn = tc.get("function")
+    if fn.__class__ is not dict or len(fn) != 1:
+        return None
+    index, args = tc.get("index"), fn.get("arguments")
+    if index.__class__ is not int or args.__class__ is not str:
+        return None
+    return index, args
 
 
 def decode_response(sink: DeltaSink, model: Model, body: Any, seed: str) -> None:

@@ -45,6 +45,7 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
+from ..splice import BUDGET, Splice, learn
 from .request import CUSTOM, HOSTED
 
 __all__ = ["Decoder", "decode_response"]
@@ -125,6 +126,8 @@ class Decoder:
         "_phases",
         "_refusal",
         "_sink",
+        "_splice",
+        "_splice_budget",
         "_started",
     )
 
@@ -137,12 +140,24 @@ class Decoder:
         self._phases: list[str | None] = []  # per text part, in content order
         self._refusal = False
         self._started = False
+        self._splice: Splice | None = None  # the arguments delta event's shape (fast path)
+        self._splice_budget = BUDGET
 
     # -- input ----------------------------------------------------------------------------
 
     def feed(self, sse: Frame) -> None:
         """One SSE event."""
         data = sse.data
+        splice = self._splice
+        if splice is not None:
+            delta = splice.match(data)
+            if delta is not None:  # the same event as the full path's, another fragment
+                item, segment = splice.tag
+                self._emit(item, segment, delta)
+                return
+            self._splice = None  # a full-path event may change what a match would mean
+            if not splice.hits:
+                self._splice_budget -= 1
         if data == "[DONE]":
             return
         try:
@@ -157,6 +172,22 @@ class Decoder:
         if not isinstance(event.get("type"), str):
             event["type"] = sse.event  # the data's own type is authoritative when present
         self.event(event, data)
+        if event["type"] == _ARGUMENTS_DELTA and self._splice_budget > 0 and not self._sink.ended:
+            # sequence_number and obfuscation differ in every event and are never read
+            self._splice = learn(data, event, self._argument_delta, _IGNORED)
+
+    def _argument_delta(self, event: Any) -> tuple[tuple[_Item, tuple[str, int]], str] | None:
+        """``((item, segment), fragment)`` when the full path reads ``event`` as nothing but
+        argument text for a function call already announced (the splice's check)."""
+        if event.__class__ is not dict or event.get("type") != _ARGUMENTS_DELTA:
+            return None
+        index = self._index(event)
+        item = self._items.get(index) if index is not None else None
+        delta = event.get("delta")
+        if item is None or item.kind != "function_call" or delta.__class__ is not str:
+            return None
+        sub = event.get("content_index", 0)
+        return (item, ("args", sub if isinstance(sub, int) else 0)), delta
 
     def event(self, event: dict[str, Any], seed: str) -> None:
         """One decoded event (``seed``: its text, for deterministic ids before any id came)."""
@@ -506,6 +537,8 @@ def _reasoning_replay(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 _Handler = Callable[[Decoder, dict[str, Any]], None]
+_ARGUMENTS_DELTA = "response.function_call_arguments.delta"
+_IGNORED = ("sequence_number", "obfuscation")  # fields no handler reads (the splice's holes)
 
 
 def _on(kind: str, segment: str, key: str) -> _Handler:

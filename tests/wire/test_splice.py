@@ -1,0 +1,450 @@
+"""The splice fast path (``llmkit._wire.splice``) against the full path it stands in for.
+
+A splice decodes a stream's dominant event (an argument delta) by its learnt shape instead of
+``json.loads``; these tests hold it to the contract that makes that safe: a match gives exactly
+the string ``json.loads`` would, anything unusual is not a match, and a whole stream decodes to
+the same events and message with splices as without them — on fuzzed streams full of escapes,
+unicode, raw control characters, extra keys, nulls, changing ids, invalid literals and events
+split across chunks anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import llmkit
+from llmkit._events import ToolCallDelta
+from llmkit._pipeline import Pipeline
+from llmkit._wire import splice
+from llmkit._wire.anthropic_messages import decode as anthropic_decode
+from llmkit._wire.bedrock_converse import decode as bedrock_decode
+from llmkit._wire.gemini import decode as gemini_decode
+from llmkit._wire.openai_chat import decode as chat_decode
+from llmkit._wire.openai_responses import decode as responses_decode
+from tests.eventstream import bedrock_event
+
+FRAGMENTS = st.text(
+    alphabet=st.one_of(
+        st.characters(codec="utf-8"),
+        st.sampled_from(['"', "\\", "\n", "\t", "\x00", "\x1f", "\u2028", "\U0001f9e9", "{", "}"]),
+    ),
+    max_size=12,
+)
+
+
+def _literals(fragment: str, variant: int) -> str:
+    """A JSON string literal for ``fragment`` as some provider might write it, or a broken one."""
+    return [
+        json.dumps(fragment, ensure_ascii=False),
+        json.dumps(fragment),
+        '"' + fragment + '"',  # raw: invalid when it holds a quote, backslash or control char
+        '"\\ud800"',  # a lone surrogate escape (json.loads accepts it)
+        "123",
+        "null",
+        '"' + fragment,  # unterminated
+        json.dumps(fragment) + " ",  # trailing whitespace: json.loads allows it
+        json.dumps(fragment) + "x",
+        '"\\x"',  # a bad escape
+    ][variant]
+
+
+# -- the splice itself ------------------------------------------------------------------------
+
+
+def _chat_check(event: Any) -> tuple[int, str] | None:
+    return chat_decode._argument_delta(event)
+
+
+CHAT_EVENT = (
+    '{"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":'
+    '{"arguments":%s}}]},"finish_reason":null}],"usage":null}'
+)
+
+
+def test_a_splice_is_learnt_where_the_decoder_reads_the_value() -> None:
+    data = CHAT_EVENT % '"ab"'
+    learnt = splice.learn(data, json.loads(data), _chat_check)
+    assert learnt is not None and learnt.tag == 0
+    assert learnt.match(CHAT_EVENT % '"x\\"y"') == 'x"y'
+    assert learnt.match(CHAT_EVENT % "1") is None
+    assert learnt.match(data.replace('"c1"', '"c2"')) is None
+
+
+def test_no_splice_when_the_value_is_equal_to_another_string_only() -> None:
+    # The arguments "c1" also appear earlier as the id: rfind finds the right one; a value
+    # written with escapes no encoder produces is not found at all (no splice, full path).
+    data = CHAT_EVENT % '"c1"'
+    learnt = splice.learn(data, json.loads(data), _chat_check)
+    assert learnt is not None and learnt.match(CHAT_EVENT % '"zz"') == "zz"
+    odd = CHAT_EVENT % '"\\u0061"'
+    assert splice.learn(odd, json.loads(odd), _chat_check) is None
+
+
+def test_no_splice_for_an_event_the_check_refuses() -> None:
+    data = (CHAT_EVENT % '"a"').replace('"usage":null', '"usage":{"prompt_tokens":1}')
+    assert splice.learn(data, json.loads(data), _chat_check) is None
+
+
+@given(fragment=FRAGMENTS, variant=st.integers(0, 9))
+def test_a_match_is_exactly_json_loads(fragment: str, variant: int) -> None:
+    data = CHAT_EVENT % '"seed"'
+    learnt = splice.learn(data, json.loads(data), _chat_check)
+    assert learnt is not None
+    event = CHAT_EVENT % _literals(fragment, variant)
+    try:
+        parsed = json.loads(event)
+    except ValueError:
+        parsed = None
+    expected = _chat_check(parsed) if parsed is not None else None
+    got = learnt.match(event)
+    if got is not None:  # a match is what the full path reads; a miss is always allowed
+        assert expected == (0, got)
+
+
+@given(number=st.sampled_from(["0", "7", "00", "07", "-1", "1e3", "1.5", "٣", "9" * 30, ""]))
+def test_a_gap_holds_only_a_json_integer(number: str) -> None:
+    shape = '{"type":"t","sequence_number":%s,"delta":"%s"}'
+    data = shape % ("5", "seed")
+
+    def check(event: Any) -> tuple[str, str] | None:
+        return ("t", event["delta"]) if isinstance(event, dict) else None
+
+    learnt = splice.learn(data, json.loads(data), check, ("sequence_number",))
+    assert learnt is not None
+    event = shape % (number, "v")
+    got = learnt.match(event)
+    valid = number.isascii() and number.isdigit() and (number == "0" or number[0] != "0")
+    assert (got == "v") if valid and len(number) < 24 else (got is None)
+    if got is not None:
+        assert json.loads(event)["delta"] == got
+
+
+# -- whole streams: the same events and message with and without splices ----------------------
+
+
+def _chat_stream(rng: random.Random, fragments: list[str]) -> str:
+    def sse(data: str) -> str:
+        return f"data: {data}\n\n"
+
+    padded = rng.randrange(2) == 0  # gpt-5 pads every chunk with a random obfuscation string
+
+    def delta(tc: str, extra: str = "", cid: str = "c1", finish: str = "null") -> str:
+        pad = f',"obfuscation":{json.dumps(fragments[rng.randrange(len(fragments))])}'
+        return sse(
+            f'{{"id":"{cid}","object":"chat.completion.chunk","choices":[{{"index":0,'
+            f'"delta":{{{extra}"tool_calls":[{tc}]}},"logprobs":null,"finish_reason":{finish}}}],'
+            f'"usage":null{pad if padded else ""}}}'
+        )
+
+    out = [sse('{"id":"c1","choices":[{"index":0,"delta":{"role":"assistant","content":null}}]}')]
+    index = 0
+    for i, fragment in enumerate(fragments):
+        kind = rng.randrange(14)
+        literal = _literals(fragment, rng.randrange(10) if kind == 1 else rng.randrange(2))
+        hot = f'{{"index":{index},"function":{{"arguments":{literal}}}}}'
+        if i == 0 or kind == 2:
+            index += i > 0
+            opening = (
+                f'{{"index":{index},"id":"call_{index}","type":"function",'
+                f'"function":{{"name":"f{index}","arguments":""}}}}'
+            )
+            out.append(delta(opening))
+        elif kind == 3:
+            out.append(delta(hot.replace('"function"', '"type":"function","function"')))
+        elif kind == 4:
+            out.append(delta(hot, cid="c2"))  # a chunk id that changes (QUIRKS A9)
+        elif kind == 5:
+            out.append(delta(hot, extra='"content":null,"refusal":null,'))
+        elif kind == 6:
+            out.append(delta(hot, extra='"content":"hi",'))
+        elif kind == 7:
+            out.append(delta(hot.replace('{"index"', '{"id":null,"index"')))
+        elif kind == 8:
+            out.append(delta(hot.replace(f'"index":{index}', '"index":"0"')))
+        elif kind == 9:
+            out.append(": keepalive\n\n")
+        else:
+            out.append(delta(hot))
+    out.append(delta(f'{{"index":{index},"function":{{"arguments":""}}}}', finish='"tool_calls"'))
+    out.append(sse("[DONE]"))
+    return "".join(out)
+
+
+def _anthropic_stream(rng: random.Random, fragments: list[str]) -> str:
+    def sse(event: str, data: str) -> str:
+        return f"event: {event}\ndata: {data}\n\n"
+
+    def hot(index: int, literal: str) -> str:
+        return (
+            f'{{"type":"content_block_delta","index":{index},'
+            f'"delta":{{"type":"input_json_delta","partial_json":{literal}}}}}'
+        )
+
+    out = [sse("message_start", '{"type":"message_start","message":{"id":"msg_1"}}')]
+    index = -1
+    for i, fragment in enumerate(fragments):
+        kind = rng.randrange(14)
+        literal = _literals(fragment, rng.randrange(10) if kind == 1 else rng.randrange(2))
+        if i == 0 or kind == 2:
+            if index >= 0:
+                out.append(
+                    sse("content_block_stop", f'{{"type":"content_block_stop","index":{index}}}')
+                )
+            index += 1
+            tool = "server_tool_use" if rng.randrange(4) == 0 else "tool_use"
+            block = f'{{"type":"{tool}","id":"t{index}","name":"f","input":{{}}}}'
+            start = f'{{"type":"content_block_start","index":{index},"content_block":{block}}}'
+            out.append(sse("content_block_start", start))
+        elif kind == 3:
+            out.append(sse("error", hot(index, literal)))  # the event name says error (A6)
+        elif kind == 4:
+            out.append(sse("content_block_delta", hot(index + 1, literal)))
+        elif kind == 5:
+            out.append(sse("ping", '{"type":"ping"}'))
+        elif kind == 6:
+            text = hot(index, literal).replace("input_json_delta", "text_delta")
+            out.append(sse("content_block_delta", text.replace("partial_json", "text")))
+        elif kind == 7:
+            out.append(sse("content_block_delta", hot(index, literal)[:-1] + ',"extra":1}'))
+        else:
+            out.append(sse("content_block_delta", hot(index, literal)))
+    out.append(sse("content_block_stop", f'{{"type":"content_block_stop","index":{index}}}'))
+    end = '{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}'
+    out.append(sse("message_delta", end))
+    out.append(sse("message_stop", '{"type":"message_stop"}'))
+    return "".join(out)
+
+
+def _responses_stream(rng: random.Random, fragments: list[str]) -> str:
+    kind_name = "response.function_call_arguments.delta"
+
+    def sse(data: str) -> str:
+        return f"data: {data}\n\n"
+
+    out = [sse('{"type":"response.created","response":{"id":"resp_1"}}')]
+    index = -1
+    seq = 2
+    for i, fragment in enumerate(fragments):
+        kind = rng.randrange(14)
+        literal = _literals(fragment, rng.randrange(10) if kind == 1 else rng.randrange(2))
+        seq += 1
+        number = str(seq)
+        if kind == 3:
+            number = rng.choice(["007", "-1", "1e2", "99999999999999999999999999", "0"])
+        hot = (
+            f'{{"type":"{kind_name}","sequence_number":{number},"item_id":"fc_{index}",'
+            f'"output_index":{index},"delta":{literal}}}'
+        )
+        if i == 0 or kind == 2:
+            index += 1
+            item_kind = "message" if rng.randrange(5) == 0 else "function_call"
+            item = f'{{"id":"fc_{index}","type":"{item_kind}","call_id":"call_{index}","name":"f"}}'
+            out.append(
+                sse(f'{{"type":"response.output_item.added","output_index":{index},"item":{item}}}')
+            )
+        elif kind == 4:
+            out.append(sse(hot.replace(f'"output_index":{index}', f'"output_index":{index + 1}')))
+        elif kind == 5:
+            out.append(sse(hot[:-1] + ',"obfuscation":"xy"}'))
+        elif kind == 6:
+            out.append(sse(hot.replace(f',"sequence_number":{number}', "")))
+        elif kind == 7:
+            done = f'{{"type":"response.output_item.done","output_index":{index},"item":{{}}}}'
+            out.append(sse(done))
+        else:
+            out.append(sse(hot))
+    out.append(sse('{"type":"response.completed","response":{"id":"resp_1","status":"completed"}}'))
+    return "".join(out)
+
+
+def _bedrock_stream(rng: random.Random, fragments: list[str]) -> bytes:
+    def event(name: str, body: str, pad: bool = True) -> bytes:
+        if pad:  # Bedrock's random-length padding, any string
+            body = body[:-1] + f',"p":{json.dumps(fragments[rng.randrange(len(fragments))])}}}'
+        return bedrock_event(name, body.encode("utf-8", "surrogatepass"))
+
+    out = [event("messageStart", '{"role":"assistant"}')]
+    index = -1
+    for i, fragment in enumerate(fragments):
+        kind = rng.randrange(14)
+        literal = _literals(fragment, rng.randrange(10) if kind == 1 else rng.randrange(2))
+        hot = f'{{"contentBlockIndex":{index},"delta":{{"toolUse":{{"input":{literal}}}}}}}'
+        if i == 0 or kind == 2:
+            if index >= 0:
+                out.append(event("contentBlockStop", f'{{"contentBlockIndex":{index}}}'))
+            index += 1
+            start = f'{{"toolUse":{{"toolUseId":"t{index}","name":"f"}}}}'
+            if rng.randrange(4) == 0:
+                start = (
+                    f'{{"toolUse":{{"toolUseId":"t{index}","name":"f","type":"server_tool_use"}}}}'
+                )
+            out.append(
+                event("contentBlockStart", f'{{"contentBlockIndex":{index},"start":{start}}}')
+            )
+        elif kind == 3:
+            out.append(event("contentBlockDelta", hot, pad=False))
+        elif kind == 4:
+            out.append(event("contentBlockDelta", hot.replace(f":{index},", f":{index + 1},", 1)))
+        elif kind == 5:
+            out.append(event("contentBlockDelta", hot.replace('"toolUse"', '"text":"x","toolUse"')))
+        elif kind == 6:
+            out.append(event("contentBlockDelta", hot.replace('{"input"', '{"x":1,"input"')))
+        elif kind == 7:
+            out.append(event("contentBlockDelta", hot.replace("}}}", '}},"p":"a"}', 1)))
+        else:
+            out.append(event("contentBlockDelta", hot))
+    out.append(event("contentBlockStop", f'{{"contentBlockIndex":{index}}}'))
+    out.append(event("messageStop", '{"stopReason":"tool_use"}'))
+    out.append(event("metadata", '{"usage":{"inputTokens":1,"outputTokens":2,"totalTokens":3}}'))
+    return b"".join(out)
+
+
+def _gemini_stream(rng: random.Random, fragments: list[str]) -> str:
+    def sse(call: str, extra: str = "", part: str = "") -> str:
+        return (
+            f'data: {{"candidates":[{{"content":{{"role":"model","parts":[{{{part}"functionCall":'
+            f'{call}}}]}}{extra}}}],"usageMetadata":{{"trafficType":"ON_DEMAND"}},'
+            '"responseId":"r1"}\n\n'
+        )
+
+    out = []
+    n = 0
+    path = "$.content"
+    for i, fragment in enumerate(fragments):
+        kind = rng.randrange(14)
+        literal = _literals(fragment, rng.randrange(10) if kind == 1 else rng.randrange(2))
+        piece = f'{{"jsonPath":"{path}","stringValue":{literal},"willContinue":true}}'
+        hot = f'{{"partialArgs":[{piece}],"willContinue":true}}'
+        if i == 0 or kind == 2:
+            n += 1
+            path = f"$.c{n}"
+            out.append(sse(f'{{"name":"f","id":"g{n}","willContinue":true}}'))
+        elif kind == 3:
+            out.append(sse(hot.replace('"willContinue":true}]', "}]")))  # the string ends
+        elif kind == 4:
+            out.append(sse(hot, part='"thoughtSignature":"sig",'))
+        elif kind == 5:
+            out.append(sse(hot, extra=',"finishReason":"STOP"'))
+        elif kind == 6:
+            out.append(sse(hot.replace('{"partialArgs"', '{"id":"x","partialArgs"')))
+        elif kind == 7:
+            out.append(sse(hot.replace(f'"{path}"', '"$.other"')))
+        elif kind == 8:
+            out.append(
+                sse('{"partialArgs":[{"jsonPath":"$.n","numberValue":1}],"willContinue":true}')
+            )
+        elif kind == 9:
+            out.append(sse('{"willContinue":false}'))
+        else:
+            out.append(sse(hot))
+    out.append(sse('{"willContinue":false}'))
+    end = (
+        'data: {"candidates":[{"content":{"role":"model","parts":[{"text":""}]},'
+        '"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":1,"totalTokenCount":2}}\n\n'
+    )
+    return "".join(out) + end
+
+
+STREAMS = {
+    "gemini": (_gemini_stream, gemini_decode),
+    "bedrock-converse": (_bedrock_stream, bedrock_decode),
+    "openai-chat": (_chat_stream, chat_decode),
+    "anthropic-messages": (_anthropic_stream, anthropic_decode),
+    "openai-responses": (_responses_stream, responses_decode),
+}
+
+
+def _decode(api: str, chunks: list[bytes]) -> list[Any]:
+    pipeline = Pipeline(llmkit.Model(provider="x", id="m", api=api, base_url="http://x"))
+    events = pipeline.drain()
+    for chunk in chunks:
+        events += pipeline.feed(chunk)
+    events += pipeline.eof()
+    out: list[Any] = []
+    for event in events:
+        if isinstance(event, ToolCallDelta):
+            out.append(("delta", event.index, event.id, event.arguments_delta))
+        else:
+            out.append(repr(event))
+    message = pipeline.asm.message
+    assert message is not None
+    out.append(repr(message))  # not JSON: a lone surrogate escape does not encode
+    return out
+
+
+def _split(body: bytes, rng: random.Random) -> list[bytes]:
+    chunks, at = [], 0
+    while at < len(body):
+        size = rng.choice([1, 2, 3, 7, 50, 300])
+        chunks.append(body[at : at + size])
+        at += size
+    return chunks
+
+
+@pytest.mark.parametrize("api", sorted(STREAMS))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fragments=st.lists(FRAGMENTS, min_size=1, max_size=40), seed=st.integers(0, 2**32))
+def test_a_stream_decodes_the_same_with_and_without_splices(
+    api: str, fragments: list[str], seed: int
+) -> None:
+    make, module = STREAMS[api]
+    body = make(random.Random(seed), fragments)
+    body = body if isinstance(body, bytes) else body.encode()
+    chunks = _split(body, random.Random(seed))
+    fast = _decode(api, chunks)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(module, "learn", lambda *args, **kwargs: None)
+        full = _decode(api, chunks)
+    assert fast == full
+
+
+@pytest.mark.parametrize("api", sorted(STREAMS))
+def test_the_fast_path_is_taken_on_a_plain_stream(api: str) -> None:
+    make = STREAMS[api][0]
+
+    class Plain(random.Random):
+        def randrange(self, stop: int, *args: Any, **kwargs: Any) -> int:  # type: ignore[override]
+            return stop - 1  # a plain tool call, its deltas written as json.dumps writes them
+
+    body = make(Plain(), ["{", '"a"', ":", " 1", "}"] * 4)
+    body = body if isinstance(body, bytes) else body.encode()
+    seen = []
+    original = splice.Splice.match
+
+    def match(self: splice.Splice, data: str) -> str | None:
+        got = original(self, data)
+        seen.append(got is not None)
+        return got
+
+    splice.Splice.match = match  # type: ignore[method-assign]
+    try:
+        _decode(api, [body])
+    finally:
+        splice.Splice.match = original  # type: ignore[method-assign]
+    assert sum(seen) >= 15
+
+
+def test_learning_stops_when_splices_never_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A chunk id that changes in every event (QUIRKS A9): no splice can match, so learning
+    # (one more decode per event) stops after splice.BUDGET of them.
+    learnt = []
+    original = chat_decode.learn
+
+    def counting(*args: Any, **kwargs: Any) -> splice.Splice | None:
+        learnt.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(chat_decode, "learn", counting)
+    opening = '{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}'
+    events = [CHAT_EVENT.replace('{"index":0,"function":{"arguments":%s}}', opening)]
+    events += [(CHAT_EVENT % json.dumps(str(i))).replace('"c1"', f'"c{i}"') for i in range(50)]
+    body = "".join(f"data: {e}\n\n" for e in [*events, "[DONE]"]).encode()
+    message = _decode("openai-chat", [body])[-1]
+    assert len(learnt) == 1 + splice.BUDGET  # the opening event, then BUDGET splices
+    assert "0123456789" in message.replace("\\", "")
