@@ -9,9 +9,11 @@ sharing. It knows nothing of feeding, laziness or final classification: those ar
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from json import decoder as _decoder
 from typing import Any
 
-from .frames import ALONE, NO_CHILD, Frame, getrefcount
+from .frames import ALONE, HELD, NO_CHILD, Frame, getrefcount
 
 __all__ = [
     "TOK_NUMBER",
@@ -25,6 +27,11 @@ __all__ = [
 _NEXT = re.compile(r'[ \t\n\r]*(?:"([^"\\\x00-\x1f]*)"|[^ \t\n\r])')
 # Plain string characters: everything but the quote, the backslash and raw control characters.
 _STR_RUN = re.compile(r'[^"\\\x00-\x1f]+')
+# String content with only two-character escapes (no \\u: a surrogate pair may be split), none
+# cut off at the end: decoded at C speed by `_unescape`.
+_STR_BODY = re.compile(r'[^"\\\x00-\x1f]*(?:\\["\\/bfnrt][^"\\\x00-\x1f]*)*')
+# json's string decoder (C where available): (decoded, end) of the string that starts at `end`.
+_scanstring: Callable[[str, int], tuple[str, int]] = getattr(_decoder, "scanstring")  # noqa: B009
 # Characters that may continue a number; validity is checked once the number has ended.
 _NUM_RUN = re.compile(r"[-+0-9.eE]+")
 _HEX = re.compile(r"[0-9a-fA-F]*")
@@ -65,6 +72,11 @@ _TOK_LITERAL = 3
 
 _CONTROL = "control_character_escaped"
 _TRAILING_COMMA = "trailing_comma_removed"
+
+
+def _unescape(text: str) -> str:
+    """Decode string content that matches ``_STR_BODY``."""
+    return _scanstring(text + '"', 0)[0] if "\\" in text else text
 
 
 def decode_number(text: str) -> tuple[Any, str | None, int]:
@@ -161,17 +173,65 @@ class Machine:
                 self._token == TOK_STRING
                 and not self._esc
                 and not self._high
-                and _STR_RUN.fullmatch(text) is not None
+                and _STR_BODY.fullmatch(text) is not None
             ):
-                # The most common delta: more plain characters of the string in progress.
+                # The most common delta: more characters of the string in progress.
                 self._stats_chars += len(text)
-                self._str_parts.append(text)
+                self._str_parts.append(_unescape(text))
                 if not self._str_key:
                     self._str_cache = None
                     self._gen += 1
             else:
                 self._parse(text)
         self._offset += len(text)
+
+    def _grow_string(self, text: str) -> bool:
+        """The dominant delta at O(len(text)): more characters of the string value in progress
+        (``_STR_BODY``), read right after the previous snapshot, which nobody but the parser
+        holds any more. Then that snapshot is brought up to date in place and is the new one:
+        the string grows in place and is stored again in the innermost container; the
+        containers above hold that very container already. Returns ``False``, having done
+        nothing, when any of that does not hold (then the general path runs).
+
+        "Nobody else holds it" is ``sys.getrefcount``: each container of the snapshot on the
+        path must be held by the parser only: by its frame and the cached snapshot (the
+        outermost), or by its frame, its parent's copy and the parent frame's ``snap_child``
+        (see ``frames.HELD``). A caller holding any of them, or a
+        part of the path, sees it changed otherwise, so then it is copied as usual.
+        """
+        if (
+            self._token != TOK_STRING
+            or self._str_key
+            or self._esc
+            or self._high
+            or self._gen != self._snap_gen
+            or self._error is not None
+            or not HELD
+        ):
+            return False
+        stack = self._stack
+        if not stack or _STR_BODY.fullmatch(text) is None:
+            return False
+        expect = HELD  # the outermost: its frame and the cached snapshot
+        for frame in stack:
+            if getrefcount(frame.snap) != expect:
+                return False
+            expect = HELD + 1  # the others: their frame, the parent's copy and its snap_child
+        # ``frame`` is the innermost: its copy ends with the string in progress.
+        copy = frame.snap
+        key: Any = frame.key if frame.is_dict else -1
+        grown = self._str_cache
+        if grown is None:  # cannot be: the last snapshot is up to date
+            return False
+        # Let go of every other reference, so that ``+=`` extends the string in place.
+        self._str_cache = frame.snap_child = copy[key] = None
+        self._str_parts.clear()
+        grown += _unescape(text)
+        self._str_parts.append(grown)
+        self._str_cache = frame.snap_child = copy[key] = grown
+        self._stats_chars += len(text)
+        self._offset += len(text)
+        return True
 
     def _fail(self, message: str, pos: int) -> None:
         self._error = message
