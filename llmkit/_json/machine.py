@@ -166,51 +166,60 @@ class Machine:
             self._snap_gen = self._gen
         return self._snap
 
-    def _consume(self, text: str) -> None:
-        """Parse ``text``, the text following everything parsed so far."""
-        if self._error is None:
-            if (
-                self._token == TOK_STRING
-                and not self._esc
-                and not self._high
-                and _STR_BODY.fullmatch(text) is not None
-            ):
-                # The most common delta: more characters of the string in progress.
-                self._stats_chars += len(text)
-                self._str_parts.append(_unescape(text))
+    def _consume(self, text: str) -> bool:
+        """Parse ``text``, the text following everything parsed so far.
+
+        Returns ``True`` when the cached snapshot was brought up to date in place (see
+        :meth:`_grow_in_place`): it is then the snapshot of everything parsed.
+        """
+        n = len(text)
+        if self._error is not None:
+            self._offset += n
+            return False
+        self._stats_chars += n
+        i = 0
+        if self._token == TOK_STRING and not self._esc and not self._high:
+            # The most common delta: more characters of the string in progress, perhaps up to
+            # its closing quote. Its content up to anything special (a quote, a ``\\u`` escape,
+            # a cut escape, a raw control character) is taken in one regex match, decoded in C.
+            end = _STR_BODY.match(text).end()  # type: ignore[union-attr]  # matches ""
+            if end == n:
+                if self._grow_in_place(text):
+                    self._offset += n
+                    return True
+                piece = _unescape(text)
+            else:
+                piece = _unescape(text[:end]) if end else ""
+            if piece:
+                self._str_parts.append(piece)
                 if not self._str_key:
                     self._str_cache = None
                     self._gen += 1
-            else:
-                self._parse(text)
-        self._offset += len(text)
+            if end < n and text[end] == '"':
+                self._end_string()
+                end += 1
+            i = end
+        if i < n:
+            self._parse(text, i)
+        self._offset += n
+        return False
 
-    def _grow_string(self, text: str) -> bool:
+    def _grow_in_place(self, text: str) -> bool:
         """The dominant delta at O(len(text)): more characters of the string value in progress
-        (``_STR_BODY``), read right after the previous snapshot, which nobody but the parser
-        holds any more. Then that snapshot is brought up to date in place and is the new one:
-        the string grows in place and is stored again in the innermost container; the
+        (all of ``text`` matches ``_STR_BODY``), right after a snapshot that nobody but the
+        parser holds any more. That snapshot is then brought up to date in place and is the
+        new one: the string grows in place and is stored again in the innermost container; the
         containers above hold that very container already. Returns ``False``, having done
-        nothing, when any of that does not hold (then the general path runs).
+        nothing, when any of that does not hold (then ``text`` is parsed as usual).
 
         "Nobody else holds it" is ``sys.getrefcount``: each container of the snapshot on the
         path must be held by the parser only: by its frame and the cached snapshot (the
         outermost), or by its frame, its parent's copy and the parent frame's ``snap_child``
-        (see ``frames.HELD``). A caller holding any of them, or a
-        part of the path, sees it changed otherwise, so then it is copied as usual.
+        (see ``frames.HELD``). Whoever holds any of them, or anything above them, could see
+        the change, so then the snapshot is rebuilt by copying as usual.
         """
-        if (
-            self._token != TOK_STRING
-            or self._str_key
-            or self._esc
-            or self._high
-            or self._gen != self._snap_gen
-            or self._error is not None
-            or not HELD
-        ):
-            return False
         stack = self._stack
-        if not stack or _STR_BODY.fullmatch(text) is None:
+        if self._str_key or self._gen != self._snap_gen or not HELD or not stack:
             return False
         expect = HELD  # the outermost: its frame and the cached snapshot
         for frame in stack:
@@ -229,8 +238,6 @@ class Machine:
         grown += _unescape(text)
         self._str_parts.append(grown)
         self._str_cache = frame.snap_child = copy[key] = grown
-        self._stats_chars += len(text)
-        self._offset += len(text)
         return True
 
     def _fail(self, message: str, pos: int) -> None:
@@ -241,11 +248,10 @@ class Machine:
         if name not in self._repairs:
             self._repairs[name] = pos
 
-    def _parse(self, s: str) -> None:
-        """Run the state machine over ``s``, the text following everything parsed so far."""
-        self._stats_chars += len(s)
+    def _parse(self, s: str, i: int) -> None:
+        """Run the state machine over ``s[i:]``; ``s`` is the text following everything parsed
+        so far."""
         n = len(s)
-        i = 0
         offset = self._offset
         while i < n:
             tok = self._token

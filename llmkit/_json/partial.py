@@ -186,9 +186,8 @@ class PartialJSON(Machine):
         if text:
             self._parts.append(text)
             self._result = None
-            if self._grow_string(text):
+            if self._consume(text):
                 return self._snap
-            self._consume(text)
         return self._snapshot()
 
     @property
