@@ -30,6 +30,9 @@ _STR_RUN = re.compile(r'[^"\\\x00-\x1f]+')
 # String content with only two-character escapes (no \\u: a surrogate pair may be split), none
 # cut off at the end: decoded at C speed by `_unescape`.
 _STR_BODY = re.compile(r'[^"\\\x00-\x1f]*(?:\\["\\/bfnrt][^"\\\x00-\x1f]*)*')
+# In an object, after a member (``, "key":``) or after "{" or "," (``"key":``): a whole key.
+_MEMBER = re.compile(r'[ \t\n\r]*,[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:')
+_KEY = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:')
 # json's string decoder (C where available): (decoded, end) of the string that starts at `end`.
 _scanstring: Callable[[str, int], tuple[str, int]] = getattr(_decoder, "scanstring")  # noqa: B009
 # Characters that may continue a number; validity is checked once the number has ended.
@@ -182,27 +185,33 @@ class Machine:
             # The most common delta: more characters of the string in progress, perhaps up to
             # its closing quote. Its content up to anything special (a quote, a ``\\u`` escape,
             # a cut escape, a raw control character) is taken in one regex match, decoded in C.
-            end = _STR_BODY.match(text).end()  # type: ignore[union-attr]  # matches ""
-            if end == n:
-                if self._grow_in_place(text):
-                    self._offset += n
-                    return True
-                piece = _unescape(text)
-            else:
-                piece = _unescape(text[:end]) if end else ""
-            if piece:
-                self._str_parts.append(piece)
-                if not self._str_key:
-                    self._str_cache = None
-                    self._gen += 1
-            if end < n and text[end] == '"':
-                self._end_string()
-                end += 1
-            i = end
+            end = _STR_BODY.match(text).end()  # type: ignore[union-attr]  # it matches ""
+            if end == n and self._grow_in_place(text):
+                self._offset += n
+                return True
+            i = self._take_string(text, 0, end)
         if i < n:
             self._parse(text, i)
         self._offset += n
         return False
+
+    def _take_string(self, s: str, i: int, end: int = -1) -> int:
+        """Take the content of the string in progress from ``s[i:]`` up to anything special (a
+        quote, a ``\\u`` escape, a cut escape, a raw control character) in one regex match,
+        decoded in C, and its closing quote if that comes next. No escape or surrogate may be
+        pending. ``end``: where that match ends, if the caller has it. Returns the index after
+        what was taken."""
+        if end < 0:
+            end = _STR_BODY.match(s, i).end()  # type: ignore[union-attr]  # it matches ""
+        if end > i:
+            self._str_parts.append(_unescape(s[i:end]))
+            if not self._str_key:
+                self._str_cache = None
+                self._gen += 1
+        if end < len(s) and s[end] == '"':
+            self._end_string()
+            return end + 1
+        return end
 
     def _grow_in_place(self, text: str) -> bool:
         """The dominant delta at O(len(text)): more characters of the string value in progress
@@ -272,12 +281,22 @@ class Machine:
                     return
                 continue
 
-            # Between tokens: skip whitespace, and take a whole string without escapes in one
-            # step (keys, short values); anything else is handled a character at a time.
+            # Between tokens. In an object, a whole ``, "key":`` (or ``"key":``) is one step.
+            state = self._state
+            if state in (_OBJ_AFTER, _OBJ_NEXT, _OBJ_FIRST):
+                m = (_MEMBER if state == _OBJ_AFTER else _KEY).match(s, i)
+                if m is not None:
+                    frame = self._stack[-1]
+                    frame.key = m.group(1)
+                    frame.changed = True
+                    self._state = _OBJ_VALUE
+                    i = m.end()
+                    continue
+            # Skip whitespace, and take a whole string without escapes in one step (keys,
+            # short values); anything else is handled a character at a time.
             m = _NEXT.match(s, i)
             if m is None:  # only whitespace left
                 return
-            state = self._state
             plain = m.group(1)
             if plain is not None:
                 if state <= _OBJ_VALUE:
@@ -299,7 +318,7 @@ class Machine:
             if state <= _OBJ_VALUE:  # a value is expected
                 if c == '"':
                     self._start_string(False)
-                    i += 1
+                    i = self._take_string(s, i + 1)
                 elif c == "{":
                     self._push({}, _OBJ_FIRST)
                     i += 1
