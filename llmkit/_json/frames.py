@@ -36,7 +36,7 @@ class Frame:
 
 def _alone_count() -> int:
     """What ``sys.getrefcount`` says of an object held by one local variable only, asked the
-    way ``Machine._release`` asks; 0 (never reuse a snapshot's list) where that cannot be
+    way ``Snapshots._release`` asks; 0 (never reuse a snapshot's list) where that cannot be
     relied on: other interpreters, free-threaded builds, and CPython releases this was not
     checked on (3.14 borrows references on the operand stack)."""
     if (
@@ -59,7 +59,7 @@ def _alone_count() -> int:
 def _held_count() -> int:
     """What ``sys.getrefcount(frame.snap)`` says of a snapshot's container held by its frame
     and one other reference (its parent's copy, or the machine's cached snapshot), asked the way
-    ``Machine._grow_string`` asks; 0 where :data:`ALONE` is 0 or the count is not additive."""
+    ``Snapshots._grow_in_place`` asks; 0 where :data:`ALONE` is 0 or the count is not additive."""
     if not ALONE:
         return 0
     frame = Frame([])
