@@ -12,7 +12,7 @@ import sys
 import sysconfig
 from typing import Any
 
-__all__ = ["ALONE", "NO_CHILD", "Frame", "getrefcount"]
+__all__ = ["ALONE", "HELD", "NO_CHILD", "Frame", "getrefcount"]
 
 NO_CHILD: Any = object()  # a snapshot's container that ends with no partial child
 
@@ -36,7 +36,7 @@ class Frame:
 
 def _alone_count() -> int:
     """What ``sys.getrefcount`` says of an object held by one local variable only, asked the
-    way ``Machine._release`` asks; 0 (never reuse a snapshot's list) where that cannot be
+    way ``Snapshots._release`` asks; 0 (never reuse a snapshot's list) where that cannot be
     relied on: other interpreters, free-threaded builds, and CPython releases this was not
     checked on (3.14 borrows references on the operand stack)."""
     if (
@@ -56,5 +56,22 @@ def _alone_count() -> int:
     return alone if shared == alone + 1 else 0
 
 
+def _held_count() -> int:
+    """What ``sys.getrefcount(frame.snap)`` says of a snapshot's container held by its frame
+    and one other reference (its parent's copy, or the machine's cached snapshot), asked the way
+    ``Snapshots._grow_in_place`` asks; 0 where :data:`ALONE` is 0 or the count is not additive."""
+    if not ALONE:
+        return 0
+    frame = Frame([])
+    frame.snap = []
+    parent = [frame.snap]
+    held = sys.getrefcount(frame.snap)
+    other = frame.snap
+    shared = sys.getrefcount(frame.snap)
+    del other, parent
+    return held if shared == held + 1 and held == sys.getrefcount(frame.snap) + 1 else 0
+
+
 getrefcount = sys.getrefcount
 ALONE = _alone_count()
+HELD = _held_count()

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .frames import ALONE, NO_CHILD, Frame, getrefcount
+from .frames import Frame
+from .snapshots import STR_BODY, TOK_STRING, TOP_DONE, Snapshots, unescape
 
 __all__ = [
     "TOK_NUMBER",
@@ -25,6 +26,9 @@ __all__ = [
 _NEXT = re.compile(r'[ \t\n\r]*(?:"([^"\\\x00-\x1f]*)"|[^ \t\n\r])')
 # Plain string characters: everything but the quote, the backslash and raw control characters.
 _STR_RUN = re.compile(r'[^"\\\x00-\x1f]+')
+# In an object, after a member (``, "key":``) or after "{" or "," (``"key":``): a whole key.
+_MEMBER = re.compile(r'[ \t\n\r]*,[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:')
+_KEY = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:')
 # Characters that may continue a number; validity is checked once the number has ended.
 _NUM_RUN = re.compile(r"[-+0-9.eE]+")
 _HEX = re.compile(r"[0-9a-fA-F]*")
@@ -54,11 +58,11 @@ _OBJ_FIRST = 5  # after "{": a key or "}"
 _OBJ_NEXT = 6  # after "," in an object: a key ("}" here is a trailing comma)
 _OBJ_COLON = 7  # after a key: ":"
 _OBJ_AFTER = 8  # after a member's value: "," or "}"
-TOP_DONE = 9  # the top-level value is complete: only whitespace may follow
+# TOP_DONE (9, imported): the top-level value is complete: only whitespace may follow
 
 # The token in progress.
 _TOK_NONE = 0
-TOK_STRING = 1
+# TOK_STRING (1, imported)
 TOK_NUMBER = 2
 _TOK_LITERAL = 3
 
@@ -85,8 +89,8 @@ def decode_number(text: str) -> tuple[Any, str | None, int]:
         return None, "Integer has too many digits", 0
 
 
-class Machine:
-    """Parser state, the state machine, and snapshots."""
+class Machine(Snapshots):
+    """Parser state and the state machine (snapshots: the :class:`Snapshots` base)."""
 
     __slots__ = (
         "_comma_pos",
@@ -102,13 +106,9 @@ class Machine:
         "_num_start",
         "_offset",
         "_repairs",
-        "_snap",
-        "_snap_gen",
         "_stack",
         "_state",
-        "_stats_built",
         "_stats_chars",
-        "_str_cache",
         "_str_key",
         "_str_parts",
         "_token",
@@ -147,31 +147,49 @@ class Machine:
         self._stats_chars = 0  # characters run through the parser
         self._stats_built = 0  # containers copied for snapshots
 
-    def _snapshot(self) -> Any:
-        """The value of everything parsed so far (rebuilt only if something visible changed)."""
-        if self._gen != self._snap_gen:
-            self._snap = self._build_snapshot()
-            self._snap_gen = self._gen
-        return self._snap
+    def _consume(self, text: str) -> bool:
+        """Parse ``text``, the text following everything parsed so far.
 
-    def _consume(self, text: str) -> None:
-        """Parse ``text``, the text following everything parsed so far."""
-        if self._error is None:
-            if (
-                self._token == TOK_STRING
-                and not self._esc
-                and not self._high
-                and _STR_RUN.fullmatch(text) is not None
-            ):
-                # The most common delta: more plain characters of the string in progress.
-                self._stats_chars += len(text)
-                self._str_parts.append(text)
-                if not self._str_key:
-                    self._str_cache = None
-                    self._gen += 1
-            else:
-                self._parse(text)
-        self._offset += len(text)
+        Returns ``True`` when the cached snapshot was brought up to date in place (see
+        :meth:`_grow_in_place`): it is then the snapshot of everything parsed.
+        """
+        n = len(text)
+        if self._error is not None:
+            self._offset += n
+            return False
+        self._stats_chars += n
+        i = 0
+        if self._token == TOK_STRING and not self._esc and not self._high:
+            # The most common delta: more characters of the string in progress, perhaps up to
+            # its closing quote. Its content up to anything special (a quote, a ``\\u`` escape,
+            # a cut escape, a raw control character) is taken in one regex match, decoded in C.
+            end = STR_BODY.match(text).end()  # type: ignore[union-attr]  # it matches ""
+            if end == n and self._grow_in_place(text):
+                self._offset += n
+                return True
+            i = self._take_string(text, 0, end)
+        if i < n:
+            self._parse(text, i)
+        self._offset += n
+        return False
+
+    def _take_string(self, s: str, i: int, end: int = -1) -> int:
+        """Take the content of the string in progress from ``s[i:]`` up to anything special (a
+        quote, a ``\\u`` escape, a cut escape, a raw control character) in one regex match,
+        decoded in C, and its closing quote if that comes next. No escape or surrogate may be
+        pending. ``end``: where that match ends, if the caller has it. Returns the index after
+        what was taken."""
+        if end < 0:
+            end = STR_BODY.match(s, i).end()  # type: ignore[union-attr]  # it matches ""
+        if end > i:
+            self._str_parts.append(unescape(s[i:end]))
+            if not self._str_key:
+                self._str_cache = None
+                self._gen += 1
+        if end < len(s) and s[end] == '"':
+            self._end_string()
+            return end + 1
+        return end
 
     def _fail(self, message: str, pos: int) -> None:
         self._error = message
@@ -181,11 +199,10 @@ class Machine:
         if name not in self._repairs:
             self._repairs[name] = pos
 
-    def _parse(self, s: str) -> None:
-        """Run the state machine over ``s``, the text following everything parsed so far."""
-        self._stats_chars += len(s)
+    def _parse(self, s: str, i: int) -> None:
+        """Run the state machine over ``s[i:]``; ``s`` is the text following everything parsed
+        so far."""
         n = len(s)
-        i = 0
         offset = self._offset
         while i < n:
             tok = self._token
@@ -206,12 +223,22 @@ class Machine:
                     return
                 continue
 
-            # Between tokens: skip whitespace, and take a whole string without escapes in one
-            # step (keys, short values); anything else is handled a character at a time.
+            # Between tokens. In an object, a whole ``, "key":`` (or ``"key":``) is one step.
+            state = self._state
+            if state in (_OBJ_AFTER, _OBJ_NEXT, _OBJ_FIRST):
+                m = (_MEMBER if state == _OBJ_AFTER else _KEY).match(s, i)
+                if m is not None:
+                    frame = self._stack[-1]
+                    frame.key = m.group(1)
+                    frame.changed = True
+                    self._state = _OBJ_VALUE
+                    i = m.end()
+                    continue
+            # Skip whitespace, and take a whole string without escapes in one step (keys,
+            # short values); anything else is handled a character at a time.
             m = _NEXT.match(s, i)
             if m is None:  # only whitespace left
                 return
-            state = self._state
             plain = m.group(1)
             if plain is not None:
                 if state <= _OBJ_VALUE:
@@ -233,7 +260,7 @@ class Machine:
             if state <= _OBJ_VALUE:  # a value is expected
                 if c == '"':
                     self._start_string(False)
-                    i += 1
+                    i = self._take_string(s, i + 1)
                 elif c == "{":
                     self._push({}, _OBJ_FIRST)
                     i += 1
@@ -440,27 +467,6 @@ class Machine:
         else:
             self._commit(value)
 
-    def _partial_string(self) -> str:
-        cached = self._str_cache
-        if cached is None:
-            parts = self._str_parts
-            if len(parts) > 1:
-                # The string so far and the pieces received since: ``+=`` on a local holding
-                # the only reference lets CPython extend the string in place instead of copying
-                # it (nobody can see that: while a caller holds an earlier snapshot, it is
-                # copied). So reading a long string after every delta costs time proportional
-                # to the delta, not to the string.
-                rest = parts[1:]
-                cached = parts[0]
-                parts.clear()
-                for piece in rest:
-                    cached += piece
-                parts.append(cached)
-            else:
-                cached = parts[0] if parts else ""
-            self._str_cache = cached
-        return cached
-
     # ------------------------------------------------------------------- numbers and literals
 
     def _end_number(self) -> None:
@@ -487,88 +493,3 @@ class Machine:
             self._token = _TOK_NONE
             self._commit(_LITERAL_VALUES[lit])
         return i + len(piece)
-
-    # ----------------------------------------------------------------------------- snapshots
-
-    def _build_snapshot(self) -> Any:
-        stack = self._stack
-        if not stack:  # a top-level scalar: a string in progress, or the finished value
-            if self._token == TOK_STRING:
-                return self._partial_string()
-            return self._top if self._state == TOP_DONE else None
-        innermost = len(stack) - 1
-        # The partial child of the innermost container: the string value in progress (grown
-        # since the last snapshot when its cache is gone) or nothing.
-        grown = False
-        child: Any = NO_CHILD
-        if self._token == TOK_STRING and not self._str_key:
-            grown = self._str_cache is None
-            child = self._str_cache
-        # The deepest container whose copy is out of date; every one above it is too (it holds
-        # that copy), every one below it is reused as it was.
-        deepest = -1
-        frame = stack[innermost]
-        if grown or frame.changed or frame.snap_child is not child:
-            deepest = innermost
-        else:
-            for i in range(innermost - 1, -1, -1):
-                if stack[i].changed:
-                    deepest = i
-                    break
-        if deepest < 0:
-            return stack[0].snap
-        reuse = self._release(deepest)
-        if grown:
-            child = self._partial_string()  # after the release: it may now grow in place
-        elif deepest < innermost:
-            child = stack[deepest + 1].snap
-        # Innermost out: a fresh copy of each container, or its previous copy brought up to
-        # date in place when nobody else can see it.
-        for i in range(deepest, -1, -1):
-            frame = stack[i]
-            items: Any = frame.items
-            copy: Any = reuse[i]
-            if copy is None:
-                copy = items.copy()
-            elif len(items) > frame.snap_len:
-                copy.extend(items[frame.snap_len :])  # a list: what was completed since
-            if child is not NO_CHILD:
-                if frame.is_dict:
-                    copy[frame.key] = child
-                else:
-                    copy.append(child)
-            frame.snap_len = len(items)
-            frame.snap = copy
-            frame.snap_child = child
-            frame.changed = False
-            child = copy
-        self._stats_built += deepest + 1
-        return child
-
-    def _release(self, deepest: int) -> list[Any]:
-        """Let go of the copies of ``stack[0..deepest]``, which are about to be rebuilt.
-
-        Returns, per frame, its previous copy when that is a list nobody else holds (so it can
-        be updated in place: a long array read after every delta costs what changed, not its
-        length), else ``None``. A copy is taken only if every copy above it was also held by
-        nobody else: whoever holds an outer snapshot can reach the inner ones. Dropping the
-        copies also leaves the string in progress referenced only here when the caller kept no
-        earlier snapshot, so that it grows in place (see _partial_string).
-        """
-        self._snap = None
-        reuse: list[Any] = [None] * (deepest + 1)
-        alone = ALONE
-        for i in range(deepest + 1):
-            frame = self._stack[i]
-            prev = frame.snap
-            frame.snap = frame.snap_child = None
-            if prev is None:
-                continue
-            if alone and getrefcount(prev) == alone:
-                if not frame.is_dict:
-                    del prev[frame.snap_len :]  # its old partial child
-                    reuse[i] = prev
-            else:
-                alone = 0  # held elsewhere: so is everything inside it
-            prev = None  # an unshared dict is freed here, releasing what it held
-        return reuse

@@ -12,7 +12,7 @@ Design:
 * **State machine.** The parser keeps a stack of open containers and the state of the token in
   progress (a string with its decoded pieces, a pending escape and a held-back high surrogate; a
   number's characters; a literal's matched length), so a token may be split across deltas at any
-  character. Runs of plain string characters, whitespace and number characters are consumed in
+  character. Runs of string characters, whitespace and number characters are consumed in
   bulk by compiled regular expressions; only structural characters and escapes are handled one
   at a time in Python. Every character is examined once, so parsing is O(n) over a call however
   the text is split.
@@ -29,7 +29,15 @@ Design:
   handed out again — only if ``sys.getrefcount`` shows that the parser holds the only
   reference to it and to every container above it (so nobody can see the change). Where that
   cannot be relied on (other interpreters, free-threaded builds, CPython releases not checked),
-  lists are copied. Dicts are always copied.
+  lists are copied. Dicts are always copied, except on the fast path below.
+* **The dominant delta, in place.** A delta that only extends the string value in progress
+  (with at most two-character escapes, decoded by ``json``'s C ``scanstring``), read right after
+  the previous snapshot that nobody else holds any more (``sys.getrefcount`` again, for every
+  container on the path), updates that snapshot in place: the string grows, is stored again in
+  the innermost container, and the same objects are the new snapshot. O(delta), whatever the
+  depth and width (:meth:`llmkit._json.snapshots.Snapshots._grow_in_place`).
+* **Tokens in bulk.** A string's content up to its closing quote or anything special, and a
+  whole ``, "key":`` in an object, are each one regex match, not a turn of the state machine.
 * **Complexity.** Parsing is linear in the text length. A snapshot costs O(1) when nothing
   changed; otherwise, with earlier snapshots dropped, O(depth + keys of the open objects on the
   current path + what changed), so reading every delta stays linear except for very wide
@@ -186,7 +194,8 @@ class PartialJSON(Machine):
         if text:
             self._parts.append(text)
             self._result = None
-            self._consume(text)
+            if self._consume(text):
+                return self._snap
         return self._snapshot()
 
     @property
