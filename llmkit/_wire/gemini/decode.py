@@ -32,7 +32,9 @@ neutral deltas, and :func:`decode_response` sends a non-streamed body (or the JS
 from __future__ import annotations
 
 import json
+import json.encoder
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..._classify import error_from_body
@@ -43,6 +45,10 @@ from ..contract import DeltaSink, Frame
 from ..splice import BUDGET, Splice, learn
 from ..turn_failures import fail_turn
 from .request import HOSTED_PART, SIGNATURE_CARRIER
+
+# json.dumps(s, ensure_ascii=False) for a str, without building a JSONEncoder per call (json's
+# own C function, which that call ends in); typeshed does not declare it.
+_quote: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 __all__ = ["FINISH", "Decoder", "decode_response"]
 
@@ -147,9 +153,10 @@ class _ArgsWriter:
     (a path revisited after its container closed, an index gap) is listed in ``problems``.
     """
 
-    __slots__ = ("_closed", "_leaves", "_open_string", "_stack", "problems")
+    __slots__ = ("_closed", "_last", "_leaves", "_open_string", "_stack", "problems")
 
     def __init__(self) -> None:
+        self._last: tuple[Any, tuple[str | int, ...] | None] = (None, None)  # raw → parsed
         self._stack: list[_Frame] = []
         self._open_string: tuple[str | int, ...] | None = None
         self._leaves: set[tuple[str | int, ...]] = set()
@@ -159,24 +166,29 @@ class _ArgsWriter:
     def add(self, arg: dict[str, Any]) -> str:
         """The JSON text one ``PartialArg`` adds."""
         raw_path = arg.get("jsonPath")
-        path = _parse_path(raw_path)
+        if raw_path == self._last[0] and raw_path is not None:  # a string's next fragment
+            path = self._last[1]
+        else:
+            path = _parse_path(raw_path)
+            self._last = (raw_path, path)
         if not path:
             self.problems.append((str(raw_path), "not a JSON path below the arguments"))
             return ""
         cont = arg.get("willContinue") is True
         string = arg.get("stringValue")
         if isinstance(string, str) and self._open_string == path:
-            text = json.dumps(string, ensure_ascii=False)[1:-1]
+            text = _quote(string)[1:-1]
             if not cont:
                 text += '"'
                 self._open_string = None
             return text
         if isinstance(string, str):
-            value = json.dumps(string, ensure_ascii=False)
+            value = _quote(string)
             if cont:
                 value = value[:-1]
         elif "numberValue" in arg and isinstance(arg["numberValue"], (int, float)):
-            value = json.dumps(arg["numberValue"])
+            number = arg["numberValue"]  # (bool is an int: JSON true parsed, not a number)
+            value = int.__repr__(number) if type(number) is int else json.dumps(number)
         elif isinstance(arg.get("boolValue"), bool):
             value = "true" if arg["boolValue"] else "false"
         elif "nullValue" in arg:
@@ -253,7 +265,7 @@ class _ArgsWriter:
             out += ","
         parent.count += 1
         if isinstance(segment, str):
-            out += json.dumps(segment, ensure_ascii=False) + ":"
+            out += _quote(segment) + ":"
         return out
 
 
@@ -278,6 +290,7 @@ class Decoder:
         "_calls",
         "_finished",
         "_keys",
+        "_last_usage",
         "_model",
         "_sink",
         "_splice",
@@ -292,6 +305,7 @@ class Decoder:
         self._sink = sink
         self._model = model
         self._started = False
+        self._last_usage: dict[str, Any] | None = None  # the usageMetadata last read
         self._finished = False  # a finish reason was seen: EOF is then a clean end
         self._keys = 0
         self._text: int | None = None  # the open text block's key
@@ -370,6 +384,8 @@ class Decoder:
         fragment = fragments[0]
         if fragment.__class__ is not dict or fragment.get("stringValue").__class__ is not str:
             return None
+        if fragment.get("willContinue") is not True:
+            return None  # the string's last piece: the next event has another path or value
         items = tuple((k, v) for k, v in fragment.items() if k != "stringValue")
         return (streamed, items), fragment["stringValue"]
 
@@ -390,7 +406,8 @@ class Decoder:
             sink.fail(error_from_body(chunk, provider=self._model.provider))
             return
         metadata = chunk.get("usageMetadata")
-        if isinstance(metadata, dict):
+        if isinstance(metadata, dict) and metadata != self._last_usage:
+            self._last_usage = metadata  # the same report again says nothing new
             usage = _usage(metadata)
             if usage is not None:
                 sink.usage(usage)  # every chunk reports usage so far; the last holds
