@@ -47,8 +47,8 @@ from ..turn_failures import fail_turn
 from .request import HOSTED_PART, SIGNATURE_CARRIER
 
 # json.dumps(s, ensure_ascii=False) for a str, without building a JSONEncoder per call (json's
-# own C function, which that call ends in); typeshed does not declare it.
-_quote: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+# own C function, which that call ends in).
+_quote: Callable[[str], str] = json.encoder.encode_basestring
 
 __all__ = ["FINISH", "Decoder", "decode_response"]
 
