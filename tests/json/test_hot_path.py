@@ -13,6 +13,7 @@ import llmkit
 from llmkit._json import partial as _partial_json
 from llmkit._json.scanner import loads
 from tests.helpers import MODEL, call, sse, tools
+from tests.json.trees import paths, value_at
 
 ARGS = {
     "path": "src/app.py",
@@ -197,23 +198,6 @@ def _random_value(rng: random.Random, depth: int) -> Any:
     return {f"k{i}": _random_value(rng, depth + 1) for i in range(rng.randint(0, 5))}
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [path]
-    if isinstance(value, dict):
-        for key, child in value.items():
-            out += _paths(child, (*path, key))
-    elif isinstance(value, list):
-        for i, child in enumerate(value):
-            out += _paths(child, (*path, i))
-    return out
-
-
-def _at(value: Any, path: tuple[Any, ...]) -> Any:
-    for step in path:
-        value = value[step]
-    return value
-
-
 @pytest.mark.parametrize("seed", range(100))
 def test_whatever_a_caller_keeps_of_a_snapshot_never_changes(seed: int) -> None:
     # Snapshots' lists are updated in place when nothing outside the parser holds them; any
@@ -227,13 +211,13 @@ def test_whatever_a_caller_keeps_of_a_snapshot_never_changes(seed: int) -> None:
     for i, delta in enumerate(deltas):
         value = parser.snapshot_after(delta)
         if rng.random() < 0.15 and value is not None:
-            path = rng.choice(_paths(value))
-            kept.append((i, path, _at(value, path)))
+            path = rng.choice(paths(value))
+            kept.append((i, path, value_at(value, path)))
         del value
     assert parser.snapshot_after("") == doc
     prefixes = list(_prefixes(deltas))
     for i, path, obj in kept:
-        assert obj == _at(_partial_json.parse_partial(prefixes[i]), path), (i, path)
+        assert obj == value_at(_partial_json.parse_partial(prefixes[i]), path), (i, path)
 
 
 def test_a_long_array_read_after_every_delta_is_updated_in_place() -> None:

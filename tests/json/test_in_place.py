@@ -14,6 +14,7 @@ import pytest
 
 from llmkit._json import frames
 from llmkit._json.partial import PartialJSON, parse_partial
+from tests.json.trees import paths, value_at
 
 # Characters that exercise every way through a string: plain runs, two-character escapes,
 # \u escapes (BMP and surrogate pairs), non-ASCII, quotes and backslashes.
@@ -42,23 +43,6 @@ def _cut(text: str, rng: random.Random) -> list[str]:
     return out
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [path]
-    if isinstance(value, dict):
-        for key, child in value.items():
-            out += _paths(child, (*path, key))
-    elif isinstance(value, list):
-        for i, child in enumerate(value):
-            out += _paths(child, (*path, i))
-    return out
-
-
-def _at(value: Any, path: tuple[Any, ...]) -> Any:
-    for step in path:
-        value = value[step]
-    return value
-
-
 @pytest.mark.parametrize("seed", range(150))
 def test_held_snapshots_and_parts_of_them_never_change(seed: int) -> None:
     # Deep copies taken when a caller keeps something are compared at the end: a kept
@@ -76,7 +60,7 @@ def test_held_snapshots_and_parts_of_them_never_change(seed: int) -> None:
         value = parser.snapshot_after(delta)
         assert value == parse_partial(prefix), prefix  # the general path, from scratch
         if value is not None and rng.random() < 0.2:
-            part = _at(value, rng.choice(_paths(value)))
+            part = value_at(value, rng.choice(paths(value)))
             kept.append((part, copy.deepcopy(part), prefix))
         del value
     assert parser.snapshot_after("") == doc == json.loads(text)
