@@ -49,7 +49,6 @@ from ..._messages import (
     ThinkingPart,
     ToolCall,
     ToolResultMessage,
-    UserMessage,
     UserPart,
 )
 from ..._models import Model
@@ -64,6 +63,7 @@ from ..features import (
     reads_pdf,
 )
 from ..prepare import check_tools, prepare, same_model
+from ..turns import turns
 from .caching import MARK, control, place
 
 __all__ = [
@@ -214,32 +214,14 @@ def build(
 def _messages(
     messages: Sequence[Message], model: Model, diags: list[Diagnostic]
 ) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    open_calls: set[str] = set()  # tool_use ids of the last assistant turn still unanswered
-
-    def user_blocks() -> list[dict[str, Any]]:
-        # Tool results and the user turn after them share one user message (QUIRKS G1).
-        if not out or out[-1]["role"] != "user":
-            out.append({"role": "user", "content": []})
-        content: list[dict[str, Any]] = out[-1]["content"]
-        return content
-
-    for m in messages:
-        if isinstance(m, ToolResultMessage):
-            if m.tool_call_id in open_calls:
-                open_calls.discard(m.tool_call_id)
-                user_blocks().append(_tool_result(m, model, diags))
-            else:
-                user_blocks().extend(_orphan_result(m, model, diags))
-        elif isinstance(m, UserMessage):
-            open_calls.clear()
-            user_blocks().extend(_user_content(m.content, model, diags))
-        else:
-            blocks = _assistant(m, model, diags)
-            open_calls = {b["id"] for b in blocks if b.get("type") == "tool_use"}
-            if blocks:  # an empty assistant turn (e.g. aborted before any content) is a 400
-                out.append({"role": "assistant", "content": blocks})
-    return out
+    return turns(
+        messages,
+        user=lambda m: _user_content(m.content, model, diags),
+        assistant=lambda m: _assistant(m, model, diags),
+        result=lambda m: [_tool_result(m, model, diags)],
+        orphan=lambda m: _orphan_result(m, model, diags),
+        call_ids=lambda blocks: {b["id"] for b in blocks if b.get("type") == "tool_use"},
+    )
 
 
 def _user_content(

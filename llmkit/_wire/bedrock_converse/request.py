@@ -58,7 +58,6 @@ from ..._messages import (
     ThinkingPart,
     ToolCall,
     ToolResultMessage,
-    UserMessage,
 )
 from ..._models import Model
 from ..._tools.definition import Tool
@@ -66,6 +65,7 @@ from ..anthropic_messages.request import THINKING_BUDGETS, supports_sampling, th
 from ..contract import Options
 from ..features import function_tools, provider_tools
 from ..prepare import check_tools, prepare, same_model
+from ..turns import turns
 from .history import flatten_tool_blocks
 
 __all__ = ["DEFAULT_MAX_TOKENS", "build", "family", "headers", "url"]
@@ -153,31 +153,14 @@ class _Builder:
     # -- messages -------------------------------------------------------------------------
 
     def messages(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        open_calls: set[str] = set()  # toolUse ids of the last assistant turn unanswered
-
-        def user_blocks() -> list[dict[str, Any]]:
-            if not out or out[-1]["role"] != "user":
-                out.append({"role": "user", "content": []})
-            content: list[dict[str, Any]] = out[-1]["content"]
-            return content
-
-        for m in messages:
-            if isinstance(m, ToolResultMessage):
-                if m.tool_call_id in open_calls:
-                    open_calls.discard(m.tool_call_id)
-                    user_blocks().extend(self.tool_result(m))
-                else:
-                    user_blocks().extend(self.orphan_result(m))
-            elif isinstance(m, UserMessage):
-                open_calls.clear()
-                user_blocks().extend(self.content(m.content))
-            else:
-                blocks = self.assistant(m)
-                open_calls = {b["toolUse"]["toolUseId"] for b in blocks if "toolUse" in b}
-                if blocks:  # an empty turn (aborted before any content) is refused
-                    out.append({"role": "assistant", "content": blocks})
-        return out
+        return turns(
+            messages,
+            user=lambda m: self.content(m.content),
+            assistant=self.assistant,
+            result=self.tool_result,
+            orphan=self.orphan_result,
+            call_ids=lambda blocks: {b["toolUse"]["toolUseId"] for b in blocks if "toolUse" in b},
+        )
 
     def content(self, parts: Sequence[Any]) -> list[dict[str, Any]]:
         """User or tool-result content: text, images, documents and cache points."""

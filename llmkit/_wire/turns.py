@@ -1,0 +1,59 @@
+"""Messages as alternating user and assistant turns, for the wires whose tool results are
+blocks of a user message (Anthropic Messages, Bedrock Converse).
+
+Tool results and the user turn after them share one user message (QUIRKS G1); a result that
+answers no call of the assistant turn before it is an orphan (the wire sends it as text); an
+assistant turn with no content (aborted before any) is left out, as both APIs refuse it. Each
+wire maps the messages' content; this module only groups it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._messages import AssistantMessage, Message, ToolResultMessage, UserMessage
+
+__all__ = ["Blocks", "turns"]
+
+Blocks = list[dict[str, Any]]
+"""A turn's content blocks, in the wire's shape."""
+
+
+def turns(
+    messages: Sequence[Message],
+    *,
+    user: Callable[[UserMessage], Blocks],
+    assistant: Callable[[AssistantMessage], Blocks],
+    result: Callable[[ToolResultMessage], Blocks],
+    orphan: Callable[[ToolResultMessage], Blocks],
+    call_ids: Callable[[Blocks], set[str]],
+) -> list[dict[str, Any]]:
+    """``[{"role": ..., "content": [...]}, ...]``, each message's blocks mapped by the wire:
+    ``user``, ``assistant``, ``result`` (a result answering a call of the turn before it),
+    ``orphan`` (one that does not), ``call_ids`` (the call ids of an assistant turn's blocks)."""
+    out: list[dict[str, Any]] = []
+    open_calls: set[str] = set()  # call ids of the last assistant turn still unanswered
+
+    def user_blocks() -> Blocks:
+        if not out or out[-1]["role"] != "user":
+            out.append({"role": "user", "content": []})
+        content: Blocks = out[-1]["content"]
+        return content
+
+    for m in messages:
+        if isinstance(m, ToolResultMessage):
+            if m.tool_call_id in open_calls:
+                open_calls.discard(m.tool_call_id)
+                user_blocks().extend(result(m))
+            else:
+                user_blocks().extend(orphan(m))
+        elif isinstance(m, UserMessage):
+            open_calls.clear()
+            user_blocks().extend(user(m))
+        else:
+            blocks = assistant(m)
+            open_calls = call_ids(blocks)
+            if blocks:
+                out.append({"role": "assistant", "content": blocks})
+    return out
