@@ -1,9 +1,12 @@
 """The incremental JSON state machine behind :class:`llmkit._json.partial.PartialJSON`.
 
 :class:`Machine` parses text handed to it piece by piece, whatever the split (a token may be
-cut at any character), and builds best-effort snapshots of the value so far with structural
-sharing. It knows nothing of feeding, laziness or final classification: those are
-``PartialJSON``'s, in its own module, along with the design notes and the snapshot rules.
+cut at any character), straight into the value it hands out: the open containers on the
+current path are the snapshot itself, updated in place. What a caller holds is never changed:
+before the first change after a snapshot was handed out, the containers on the path that
+anybody else holds are copied (:mod:`.ownership`). It knows nothing of feeding, laziness or
+final classification: those are ``PartialJSON``'s, in its own module, along with the design
+notes and the snapshot rules.
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .frames import Frame
-from .snapshots import STR_BODY, TOK_STRING, TOP_DONE, Snapshots, unescape
+from .ownership import Path
+from .strings import STR_RUN
+from .strings import scanstring as _scanstring
 
 __all__ = [
     "TOK_NUMBER",
@@ -22,13 +26,27 @@ __all__ = [
     "decode_number",
 ]
 
-# Between tokens: whitespace, then a whole string without escapes (group 1) or one character.
-_NEXT = re.compile(r'[ \t\n\r]*(?:"([^"\\\x00-\x1f]*)"|[^ \t\n\r])')
-# Plain string characters: everything but the quote, the backslash and raw control characters.
-_STR_RUN = re.compile(r'[^"\\\x00-\x1f]+')
-# In an object, after a member (``, "key":``) or after "{" or "," (``"key":``): a whole key.
-_MEMBER = re.compile(r'[ \t\n\r]*,[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:')
-_KEY = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:')
+_WHITESPACE = " \t\n\r"  # JSON's, exactly (RFC 8259)
+# In an object, after a member (``, "key":``) or after "{" or "," (``"key":``): a whole key,
+# and the whitespace after its colon.
+# The common steps, each one regex match: in an object, after a member (``, "key": ``) or
+# after "{" or "," (``"key": ``), a whole key with the start of its value; in an array, after an
+# element, ``, `` and the start of the next; where a value is expected, its start. The start of
+# a value: a string's opening quote and its plain content (group "text"), with its closing
+# quote if that comes next ("closed"); a whole number, when a delimiter follows it in the same
+# text ("number"); or "{" / "[" ("opener"). Anything else is left to the general path.
+_WS = r"[ \t\n\r]*"
+_VALUE = (
+    r'(?:"(?P<text>[^"\\\x00-\x1f]*)(?P<closed>")?'
+    r"|(?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(?=[ \t\n\r,\]}])"
+    r"|(?P<opener>[{\[]))"
+)
+_KEY_PART = _WS + r'"(?P<key>[^"\\\x00-\x1f]*)"' + _WS + ":" + _WS
+_MEMBER = re.compile(_WS + "," + _KEY_PART + _VALUE + "?")
+_KEY = re.compile(_KEY_PART + _VALUE + "?")
+_ELEMENT = re.compile(_WS + "," + _WS + _VALUE + "?")
+_COLON = re.compile(_WS + ":" + _WS + _VALUE + "?")
+_START = re.compile(_WS + _VALUE)
 # Characters that may continue a number; validity is checked once the number has ended.
 _NUM_RUN = re.compile(r"[-+0-9.eE]+")
 _HEX = re.compile(r"[0-9a-fA-F]*")
@@ -58,14 +76,16 @@ _OBJ_FIRST = 5  # after "{": a key or "}"
 _OBJ_NEXT = 6  # after "," in an object: a key ("}" here is a trailing comma)
 _OBJ_COLON = 7  # after a key: ":"
 _OBJ_AFTER = 8  # after a member's value: "," or "}"
-# TOP_DONE (9, imported): the top-level value is complete: only whitespace may follow
+TOP_DONE = 9  # the top-level value is complete: only whitespace may follow
 
 # The token in progress.
 _TOK_NONE = 0
-# TOK_STRING (1, imported)
+TOK_STRING = 1
 TOK_NUMBER = 2
 _TOK_LITERAL = 3
 
+# The state after a value, by the state that expected it.
+_AFTER = (TOP_DONE, _ARR_AFTER, _ARR_AFTER, _OBJ_AFTER)
 
 _CONTROL = "control_character_escaped"
 _TRAILING_COMMA = "trailing_comma_removed"
@@ -89,8 +109,8 @@ def decode_number(text: str) -> tuple[Any, str | None, int]:
         return None, "Integer has too many digits", 0
 
 
-class Machine(Snapshots):
-    """Parser state and the state machine (snapshots: the :class:`Snapshots` base)."""
+class Machine(Path):
+    """Parser state and the state machine (the open path and its ownership: :class:`Path`)."""
 
     __slots__ = (
         "_comma_pos",
@@ -98,34 +118,32 @@ class Machine(Snapshots):
         "_error_pos",
         "_esc",
         "_esc_pos",
-        "_gen",
+        "_fast",
         "_high",
+        "_key_parts",
         "_lit",
         "_lit_len",
         "_num_parts",
         "_num_start",
         "_offset",
         "_repairs",
-        "_stack",
+        "_skipped",
         "_state",
-        "_stats_chars",
-        "_str_key",
-        "_str_parts",
         "_token",
-        "_top",
     )
 
     def __init__(self) -> None:
+        Path.__init__(self)
         self._offset = 0  # absolute offset of the next character to parse
-        self._stack: list[Frame] = []
         self._state = _TOP_VALUE
         self._token = _TOK_NONE
-        self._top: Any = None  # the top-level value once TOP_DONE
         self._comma_pos = 0
-        # String in progress.
-        self._str_key = False
-        self._str_parts: list[str] = []
-        self._str_cache: str | None = None  # "".join(_str_parts) if still valid
+        # String in progress: a value string lives in its container (Path.grow); a key is
+        # collected here until its closing quote.
+        self._key_parts: list[str] | None = None  # not None while the string is a key
+        # A string value is in progress with no escape or surrogate pending: its next character
+        # is plain content (the per-delta fast path's condition, one attribute to test).
+        self._fast = False
         self._esc = ""  # an escape in progress: "\\", "\\u", "\\u0", ...
         self._esc_pos = 0
         self._high = ""  # a decoded high surrogate waiting to see if a low one follows
@@ -139,75 +157,67 @@ class Machine(Snapshots):
         self._error: str | None = None
         self._error_pos = 0
         self._repairs: dict[str, int] = {}  # repair name -> first position (insertion ordered)
-        # Snapshot cache: `_gen` counts changes visible in a snapshot.
-        self._gen = 0
-        self._snap_gen = 0
-        self._snap: Any = None
-        # Operation counters, for the linearity tests.
-        self._stats_chars = 0  # characters run through the parser
-        self._stats_built = 0  # containers copied for snapshots
+        self._skipped = 0  # characters not parsed: those after a syntax error
 
-    def _consume(self, text: str) -> bool:
-        """Parse ``text``, the text following everything parsed so far.
+    def _consume(self, s: str) -> None:
+        """Parse ``s``, the text following everything parsed so far.
 
-        Returns ``True`` when the cached snapshot was brought up to date in place (see
-        :meth:`_grow_in_place`): it is then the snapshot of everything parsed.
+        The common steps are taken here, each one C-level match or scan: the string value in
+        progress (to its closing quote or the end of ``s``) and the transitions of
+        :data:`_MEMBER` and its kin. Everything else goes one token or character at a time
+        through :meth:`_general`, :meth:`_scan_string` and the number and literal scanners.
         """
-        n = len(text)
+        n = len(s)
         if self._error is not None:
             self._offset += n
-            return False
-        self._stats_chars += n
-        i = 0
-        if self._token == TOK_STRING and not self._esc and not self._high:
-            # The most common delta: more characters of the string in progress, perhaps up to
-            # its closing quote. Its content up to anything special (a quote, a ``\\u`` escape,
-            # a cut escape, a raw control character) is taken in one regex match, decoded in C.
-            end = STR_BODY.match(text).end()  # type: ignore[union-attr]  # it matches ""
-            if end == n and self._grow_in_place(text):
-                self._offset += n
-                return True
-            i = self._take_string(text, 0, end)
-        if i < n:
-            self._parse(text, i)
-        self._offset += n
-        return False
-
-    def _take_string(self, s: str, i: int, end: int = -1) -> int:
-        """Take the content of the string in progress from ``s[i:]`` up to anything special (a
-        quote, a ``\\u`` escape, a cut escape, a raw control character) in one regex match,
-        decoded in C, and its closing quote if that comes next. No escape or surrogate may be
-        pending. ``end``: where that match ends, if the caller has it. Returns the index after
-        what was taken."""
-        if end < 0:
-            end = STR_BODY.match(s, i).end()  # type: ignore[union-attr]  # it matches ""
-        if end > i:
-            self._str_parts.append(unescape(s[i:end]))
-            if not self._str_key:
-                self._str_cache = None
-                self._gen += 1
-        if end < len(s) and s[end] == '"':
-            self._end_string()
-            return end + 1
-        return end
-
-    def _fail(self, message: str, pos: int) -> None:
-        self._error = message
-        self._error_pos = pos
-
-    def _repair(self, name: str, pos: int) -> None:
-        if name not in self._repairs:
-            self._repairs[name] = pos
-
-    def _parse(self, s: str, i: int) -> None:
-        """Run the state machine over ``s[i:]``; ``s`` is the text following everything parsed
-        so far."""
-        n = len(s)
+            self._skipped += n
+            return
         offset = self._offset
+        i = 0
         while i < n:
+            if self._fast:  # a string value in progress, nothing pending
+                piece = s[i:] if i else s
+                if '"' not in piece and "\\" not in piece and piece.isprintable():
+                    self.grow(piece)
+                    break
+                if "\\u" not in piece:  # no half of a surrogate pair to hold back
+                    # The C scanner, to the closing quote or the one added (a cut escape
+                    # escapes that one: then it is not taken here).
+                    try:
+                        piece, end = _scanstring(s + '"', i)
+                    except ValueError:  # a raw control character, a cut or bad escape
+                        pass
+                    else:
+                        if piece:
+                            self.grow(piece)
+                        if end > n:
+                            break
+                        self._token = _TOK_NONE
+                        self._fast = False
+                        self._state = _AFTER[self._state]
+                        i = end
+                        continue
+                i = self._scan_string(s, i)
+                if self._error is not None:
+                    break
+                continue
             tok = self._token
             if tok:
-                if tok == TOK_STRING:
+                if tok == TOK_STRING:  # a key, or an escape or surrogate pending
+                    key_parts = self._key_parts
+                    if key_parts is not None and not self._esc and not self._high:
+                        end = s.find('"', i)
+                        piece = s[i:end] if end >= 0 else s[i:]
+                        if "\\" not in piece and piece.isprintable():  # a plain key (all are)
+                            key_parts.append(piece)
+                            if end < 0:
+                                break
+                            self.key = "".join(key_parts)
+                            self._key_parts = None
+                            self._token = _TOK_NONE
+                            self._state = _OBJ_COLON
+                            i = end + 1
+                            continue
                     i = self._scan_string(s, i)
                 elif tok == TOK_NUMBER:
                     m = _NUM_RUN.match(s, i)
@@ -215,163 +225,237 @@ class Machine(Snapshots):
                         self._num_parts.append(m.group())
                         i = m.end()
                         if i == n:  # the number may go on in the next delta
-                            return
+                            break
                     self._end_number()  # s[i] is a delimiter; it is handled below next turn
                 else:
                     i = self._scan_literal(s, i)
                 if self._error is not None:
-                    return
+                    break
                 continue
 
-            # Between tokens. In an object, a whole ``, "key":`` (or ``"key":``) is one step.
+            # Between tokens: the common steps first (see _MEMBER), one regex match each.
             state = self._state
-            if state in (_OBJ_AFTER, _OBJ_NEXT, _OBJ_FIRST):
-                m = (_MEMBER if state == _OBJ_AFTER else _KEY).match(s, i)
-                if m is not None:
-                    frame = self._stack[-1]
-                    frame.key = m.group(1)
-                    frame.changed = True
-                    self._state = _OBJ_VALUE
-                    i = m.end()
-                    continue
-            # Skip whitespace, and take a whole string without escapes in one step (keys,
-            # short values); anything else is handled a character at a time.
-            m = _NEXT.match(s, i)
-            if m is None:  # only whitespace left
-                return
-            plain = m.group(1)
-            if plain is not None:
-                if state <= _OBJ_VALUE:
-                    self._commit(plain)
-                    i = m.end()
-                    continue
-                if state in (_OBJ_FIRST, _OBJ_NEXT):
-                    frame = self._stack[-1]
-                    frame.key = plain
-                    frame.changed = True
-                    self._state = _OBJ_COLON
-                    i = m.end()
-                    continue
-                i = m.start(1) - 1  # a string where none may be: reported below
-            else:
-                i = m.end() - 1
             c = s[i]
-
-            if state <= _OBJ_VALUE:  # a value is expected
-                if c == '"':
-                    self._start_string(False)
-                    i = self._take_string(s, i + 1)
-                elif c == "{":
-                    self._push({}, _OBJ_FIRST)
+            if state == _OBJ_AFTER:
+                if c == "}":
+                    self._state = _AFTER[self.pop()]
                     i += 1
-                elif c == "[":
-                    self._push([], _ARR_FIRST)
+                    continue
+                m = _MEMBER.match(s, i)
+                if m is None:
+                    if c == ",":  # the key is cut off: it comes in the general way
+                        self._state = _OBJ_NEXT
+                        self._comma_pos = offset + i
+                        i += 1
+                    else:
+                        i = self._general(s, i)
+                    continue
+                key, text, closed, number, opener = m.groups()
+                self.key = key
+                state = _OBJ_VALUE
+            elif state == _ARR_AFTER:
+                if c == "]":
+                    self._state = _AFTER[self.pop()]
                     i += 1
-                elif c in "-0123456789":
-                    # Consumed by the number branch above on the next turn.
+                    continue
+                m = _ELEMENT.match(s, i)
+                if m is None:
+                    i = self._general(s, i)
+                    continue
+                text, closed, number, opener = m.groups()
+                state = _ARR_NEXT
+                self._comma_pos = offset + s.index(",", i)
+            elif state <= _OBJ_VALUE:
+                m = _START.match(s, i)
+                if m is None:
+                    i = self._general(s, i)
+                    continue
+                text, closed, number, opener = m.groups()
+            elif state == _OBJ_COLON:
+                m = _COLON.match(s, i)
+                if m is None:
+                    i = self._general(s, i)
+                    continue
+                text, closed, number, opener = m.groups()
+                state = _OBJ_VALUE
+            elif state != TOP_DONE:  # _OBJ_FIRST, _OBJ_NEXT: a key
+                m = _KEY.match(s, i)
+                if m is None:
+                    i = self._general(s, i)
+                    continue
+                key, text, closed, number, opener = m.groups()
+                self.key = key
+                state = _OBJ_VALUE
+            else:
+                i = self._general(s, i)
+                continue
+            i = m.end()
+            if text is not None:
+                value: Any = text
+            elif number is not None:
+                if len(number) > 4000:  # perhaps more digits than int() takes: said below
+                    self._state = state
+                    i = m.start("number")
                     self._token = TOK_NUMBER
                     self._num_parts = []
                     self._num_start = offset + i
-                elif c in _LITERALS:
-                    self._token = _TOK_LITERAL
-                    self._lit = _LITERALS[c]
-                    self._lit_len = 1
-                    i += 1
-                elif c == "]" and state in (_ARR_FIRST, _ARR_NEXT):
-                    if state == _ARR_NEXT:
-                        self._repair(_TRAILING_COMMA, self._comma_pos)
-                    self._close()
-                    i += 1
+                    continue
+                try:
+                    value = int(number)
+                except ValueError:  # a fraction or an exponent (the match is a JSON number)
+                    value = float(number)
+            elif opener is not None:
+                if opener == "{":
+                    self.push({})
+                    self._state = _OBJ_FIRST
                 else:
-                    self._fail("Expecting value", offset + i)
-                    return
-            elif state == _ARR_AFTER:
-                if c == ",":
-                    self._state = _ARR_NEXT
-                    self._comma_pos = offset + i
-                elif c == "]":
-                    self._close()
-                else:
-                    self._fail("Expecting ',' or ']' in array", offset + i)
-                    return
-                i += 1
-            elif state == _OBJ_AFTER:
-                if c == ",":
-                    self._state = _OBJ_NEXT
-                    self._comma_pos = offset + i
-                elif c == "}":
-                    self._close()
-                else:
-                    self._fail("Expecting ',' or '}' in object", offset + i)
-                    return
-                i += 1
-            elif state == _OBJ_COLON:
-                if c != ":":
-                    self._fail("Expecting ':' after property name", offset + i)
-                    return
-                self._state = _OBJ_VALUE
-                i += 1
-            elif state in (_OBJ_FIRST, _OBJ_NEXT):
-                if c == '"':
-                    self._start_string(True)
-                elif c == "}":
-                    if state == _OBJ_NEXT:
-                        self._repair(_TRAILING_COMMA, self._comma_pos)
-                    self._close()
-                else:
-                    self._fail("Expecting property name in double quotes", offset + i)
-                    return
-                i += 1
-            else:  # TOP_DONE
-                self._fail("Extra data after the top-level value", offset + i)
-                return
+                    self.push([])
+                    self._state = _ARR_FIRST
+                continue
+            else:  # the value does not start here: the general path takes it next turn
+                self._state = state
+                continue
+            # self.put(value), inlined
+            if not self._owned:
+                self.owns()
+            path = self._path
+            if not path:
+                self._top = value
+            elif path[-1].__class__ is dict:
+                path[-1][self.key] = value
+            else:
+                path[-1].append(value)
+            if closed is None and text is not None:  # a string value goes on
+                self._token = TOK_STRING
+                self._key_parts = None
+                self._fast = True
+                self._state = state
+            else:
+                self._state = _AFTER[state]
+        self._offset = offset + n
 
-    def _push(self, container: dict[str, Any] | list[Any], state: int) -> None:
-        self._stack.append(Frame(container))
-        self._state = state
-        self._gen += 1
+    @property
+    def _stats_chars(self) -> int:
+        """Characters run through the state machine (for the linearity tests)."""
+        return self._offset - self._skipped
+
+    def _fail(self, message: str, pos: int) -> None:
+        self._fast = False
+        self._error = message
+        self._error_pos = pos
+
+    def _repair(self, name: str, pos: int) -> None:
+        if name not in self._repairs:
+            self._repairs[name] = pos
+
+    def _general(self, s: str, i: int) -> int:
+        """One step between tokens, whatever comes: whitespace, a punctuation character, a
+        whole string without escapes, the start of any token; a syntax error. ``s[i:]`` is
+        not empty; returns the index after what was taken (``len(s)`` after an error)."""
+        n = len(s)
+        offset = self._offset
+        state = self._state
+        c = s[i]
+        while c in _WHITESPACE:  # usually one space, if any
+            i += 1
+            if i == n:
+                return n
+            c = s[i]
+
+        if state <= _OBJ_VALUE:  # a value is expected
+            if c == '"':
+                self._start_string()
+                return i + 1
+            if c == "{":
+                self.push({})
+                self._state = _OBJ_FIRST
+                return i + 1
+            if c == "[":
+                self.push([])
+                self._state = _ARR_FIRST
+                return i + 1
+            if c in "-0123456789":
+                # Consumed by the number branch of _consume on the next turn.
+                self._token = TOK_NUMBER
+                self._num_parts = []
+                self._num_start = offset + i
+                return i
+            if c in _LITERALS:
+                self._token = _TOK_LITERAL
+                self._lit = _LITERALS[c]
+                self._lit_len = 1
+                return i + 1
+            if c == "]" and state in (_ARR_FIRST, _ARR_NEXT):
+                if state == _ARR_NEXT:
+                    self._repair(_TRAILING_COMMA, self._comma_pos)
+                self._close()
+                return i + 1
+            self._fail("Expecting value", offset + i)
+        elif state == _ARR_AFTER:
+            if c == ",":
+                self._state = _ARR_NEXT
+                self._comma_pos = offset + i
+                return i + 1
+            if c == "]":
+                self._close()
+                return i + 1
+            self._fail("Expecting ',' or ']' in array", offset + i)
+        elif state == _OBJ_AFTER:
+            if c == ",":
+                self._state = _OBJ_NEXT
+                self._comma_pos = offset + i
+                return i + 1
+            if c == "}":
+                self._close()
+                return i + 1
+            self._fail("Expecting ',' or '}' in object", offset + i)
+        elif state == _OBJ_COLON:
+            if c == ":":
+                self._state = _OBJ_VALUE
+                return i + 1
+            self._fail("Expecting ':' after property name", offset + i)
+        elif state in (_OBJ_FIRST, _OBJ_NEXT):
+            if c == '"':
+                self._token = TOK_STRING
+                self._key_parts = []
+                return i + 1
+            if c == "}":
+                if state == _OBJ_NEXT:
+                    self._repair(_TRAILING_COMMA, self._comma_pos)
+                self._close()
+                return i + 1
+            self._fail("Expecting property name in double quotes", offset + i)
+        else:  # TOP_DONE
+            self._fail("Extra data after the top-level value", offset + i)
+        return n
 
     def _close(self) -> None:
-        # The closed container is final from here on: it becomes the shared value.
-        self._commit(self._stack.pop().items)
+        # The closed container is final from here on, already in its parent: the shared value.
+        self._state = _AFTER[self.pop()]
 
     def _commit(self, value: Any) -> None:
-        """Store a finished value in the innermost open container (or as the top level)."""
-        self._gen += 1
-        stack = self._stack
-        if not stack:
-            self._top = value
-            self._state = TOP_DONE
-            return
-        frame = stack[-1]
-        frame.changed = True
-        items = frame.items
-        if isinstance(items, dict):
-            items[frame.key] = value  # like json.loads: a repeated key keeps the last value
-            self._state = _OBJ_AFTER
-        else:
-            items.append(value)
-            self._state = _ARR_AFTER
+        """Store a finished scalar in the innermost open container (or as the top level)."""
+        state = self._state
+        self.put(value)
+        self._state = _AFTER[state]
 
     # ------------------------------------------------------------------------------- strings
 
-    def _start_string(self, is_key: bool) -> None:
+    def _start_string(self) -> None:
+        """A string value begins: it is in the snapshot (empty) from now on."""
         self._token = TOK_STRING
-        self._str_key = is_key
-        self._str_parts = []
-        self._str_cache = ""
-        if not is_key:
-            self._gen += 1  # the (empty) string in progress appears in the snapshot
+        self._key_parts = None
+        self._fast = True
+        self.put("")
 
     def _scan_string(self, s: str, i: int) -> int:
         """Consume string content from ``s[i:]``; return the index after what was consumed."""
         n = len(s)
-        parts = self._str_parts
-        before = len(parts)
-        run = _STR_RUN.match
+        parts: list[str] = []
+        run = STR_RUN.match
         while i < n:
             if self._esc:
-                i = self._scan_escape(s, i)
+                i = self._scan_escape(s, i, parts)
                 if self._error is not None:
                     break
                 continue
@@ -386,6 +470,7 @@ class Machine(Snapshots):
                     break
             c = s[i]
             if c == '"':
+                self._take(parts)
                 self._end_string()
                 return i + 1
             if c == "\\":
@@ -399,14 +484,23 @@ class Machine(Snapshots):
                     self._high = ""
                 parts.append(c)
             i += 1
-        if len(parts) != before and not self._str_key:
-            self._str_cache = None
-            self._gen += 1
+        self._take(parts)
+        self._fast = (
+            self._key_parts is None and not self._esc and not self._high and self._error is None
+        )
         return i
 
-    def _scan_escape(self, s: str, i: int) -> int:
+    def _take(self, parts: list[str]) -> None:
+        """What one pass decoded of the string in progress."""
+        if parts:
+            key_parts = self._key_parts
+            if key_parts is None:
+                self.grow(parts[0] if len(parts) == 1 else "".join(parts))
+            else:
+                key_parts += parts
+
+    def _scan_escape(self, s: str, i: int, parts: list[str]) -> int:
         """Consume (part of) the escape in progress; ``s[i]`` exists."""
-        parts = self._str_parts
         esc = self._esc
         if len(esc) == 1:  # just the backslash so far
             c = s[i]
@@ -451,21 +545,21 @@ class Machine(Snapshots):
         return i
 
     def _end_string(self) -> None:
-        parts = self._str_parts
-        if self._high:
-            parts.append(self._high)
-            self._high = ""
-        # With nothing new since the last snapshot, parts == [cached string]: reuse that object.
-        value = parts[0] if len(parts) == 1 else "".join(parts)
+        high = self._high
         self._token = _TOK_NONE
-        self._str_parts = []
-        if self._str_key:
-            frame = self._stack[-1]
-            frame.key = value
-            frame.changed = True
+        self._fast = False
+        key_parts = self._key_parts
+        if key_parts is not None:
+            if high:
+                key_parts.append(high)
+            self.key = "".join(key_parts)
+            self._key_parts = None
             self._state = _OBJ_COLON
-        else:
-            self._commit(value)
+            return
+        if high:
+            self.grow(high)
+        self._high = ""
+        self._state = _AFTER[self._state]
 
     # ------------------------------------------------------------------- numbers and literals
 

@@ -9,40 +9,36 @@ Design:
 * **Lazy.** :meth:`PartialJSON.feed` only appends the delta to a list. The parser advances when a
   result is asked for (:meth:`~PartialJSON.snapshot`, :meth:`~PartialJSON.is_complete_value`,
   :meth:`~PartialJSON.finish`) and then consumes only the text fed since the last time.
-* **State machine.** The parser keeps a stack of open containers and the state of the token in
-  progress (a string with its decoded pieces, a pending escape and a held-back high surrogate; a
-  number's characters; a literal's matched length), so a token may be split across deltas at any
-  character. Runs of string characters, whitespace and number characters are consumed in
-  bulk by compiled regular expressions; only structural characters and escapes are handled one
-  at a time in Python. Every character is examined once, so parsing is O(n) over a call however
-  the text is split.
-* **Structural sharing.** A finished value (closed container, finished string, number, literal)
-  is built once, stored in its parent, and shared by every later snapshot and the final value.
-  A snapshot rebuilds only the open containers on the current path whose content changed since
-  the previous snapshot (shallow: a container's direct children, never its subtrees), and
-  returns the very same object when nothing changed. What a caller holds is never mutated, so
-  callers may keep old snapshots (they must treat them as read-only: completed sub-values are
-  shared).
-* **Reuse what nobody holds.** When the caller kept no earlier snapshot, rebuilding costs only
-  what changed: the string in progress is extended in place (CPython grows a ``str`` that has
-  no other reference), and a list of the previous snapshot is brought up to date in place and
-  handed out again — only if ``sys.getrefcount`` shows that the parser holds the only
-  reference to it and to every container above it (so nobody can see the change). Where that
-  cannot be relied on (other interpreters, free-threaded builds, CPython releases not checked),
-  lists are copied. Dicts are always copied, except on the fast path below.
-* **The dominant delta, in place.** A delta that only extends the string value in progress
-  (with at most two-character escapes, decoded by ``json``'s C ``scanstring``), read right after
-  the previous snapshot that nobody else holds any more (``sys.getrefcount`` again, for every
-  container on the path), updates that snapshot in place: the string grows, is stored again in
-  the innermost container, and the same objects are the new snapshot. O(delta), whatever the
-  depth and width (:meth:`llmkit._json.snapshots.Snapshots._grow_in_place`).
-* **Tokens in bulk.** A string's content up to its closing quote or anything special, and a
-  whole ``, "key":`` in an object, are each one regex match, not a turn of the state machine.
-* **Complexity.** Parsing is linear in the text length. A snapshot costs O(1) when nothing
-  changed; otherwise, with earlier snapshots dropped, O(depth + keys of the open objects on the
-  current path + what changed), so reading every delta stays linear except for very wide
-  objects. While a caller keeps snapshots, the open lists and the string in progress on the
-  path are copied as well: the price of leaving what was handed out untouched.
+* **State machine.** The parser keeps the open containers and the state of the token in
+  progress (a string, with a pending escape and a held-back high surrogate; a number's
+  characters; a literal's matched length), so a token may be split across deltas at any
+  character. Every character is examined once, so parsing is O(n) over a call however the text
+  is split (:mod:`.machine`).
+* **Steps at C speed.** The common steps are one C-level call each, not a turn of the state
+  machine per character: the string value in progress, to its closing quote or the end of the
+  delta, by ``str`` tests and ``json``'s own string scanner (so escapes decode exactly as
+  ``json.loads`` decodes them); a whole ``, "key": "value...`` (a member with the start of
+  its value), ``, {`` and the like, each one regex match. Only the unusual (a ``\\u`` escape
+  that may be half of a surrogate pair, a raw control character, a token cut between deltas)
+  goes a token or a character at a time.
+* **The value is the snapshot.** The parser builds the value it hands out directly: finished
+  values are stored once in their container and shared by every later snapshot and the final
+  value; the open containers on the current path and the string in progress in them are
+  updated in place, and a snapshot is the outermost open container itself (the very same
+  object when nothing changed). Handing one out costs nothing.
+* **Nothing a caller holds ever changes.** Before the first change after a snapshot was handed
+  out, ``sys.getrefcount`` tells whether anybody but the parser refers to a container on the
+  path; the held ones (and those below them, reachable through them) are copied first, and a
+  held string is copied by CPython's own rule (``+=`` extends a string in place only when
+  nothing else refers to it) (:mod:`.ownership`). Callers may keep old snapshots; they must
+  treat them as read-only (completed sub-values are shared). Where refcounts cannot be relied
+  on (other interpreters, free-threaded builds, CPython releases not checked), the open path
+  is copied after every snapshot handed out.
+* **Complexity.** Parsing is linear in the text length. A delta read by a caller who drops each
+  snapshot costs what it changes plus one refcount per open level: O(delta + depth), however
+  long the string in progress and however wide the open lists and objects. While a caller
+  keeps snapshots, the open containers on the path and the string in progress are copied once
+  per snapshot kept: the price of leaving what was handed out untouched.
 * **finish()** first tries ``json.loads`` (C speed) on the whole text; only when that fails does
   it run (or continue) the incremental parser to classify and recover.
 
@@ -77,6 +73,7 @@ from .machine import (
     Machine,
     decode_number,
 )
+from .ownership import OWN, getrefcount
 
 __all__ = ["ParseResult", "PartialJSON", "parse_arguments", "parse_partial"]
 
@@ -194,9 +191,33 @@ class PartialJSON(Machine):
         if text:
             self._parts.append(text)
             self._result = None
-            if self._consume(text):
-                return self._snap
-        return self._snapshot()
+            if self._fast and '"' not in text and "\\" not in text and text.isprintable():
+                # The dominant delta: plain characters of the string value in progress, and
+                # nothing else (Machine._consume's first step, inlined with Path.owns and
+                # Path.grow: this runs once per delta).
+                self._offset += len(text)
+                path = self._path
+                if not self._owned:
+                    self._owned = True
+                    for container in path:
+                        if getrefcount(container) != OWN:
+                            self._copy()
+                            break
+                cur = path[-1] if path else None
+                if cur.__class__ is dict:
+                    key = self.key
+                    grown = cur[key]
+                    cur[key] = None  # so that += extends it in place (see Path.grow)
+                    grown += text
+                    cur[key] = grown
+                else:
+                    self.grow(text)
+            else:
+                self._consume(text)
+        # self.handout(), inlined.
+        self._owned = False
+        root = self._root
+        return self._top if root is None else root
 
     @property
     def raw(self) -> str:
@@ -226,7 +247,7 @@ class PartialJSON(Machine):
             ``None``.
         """
         self._advance()
-        return self._snapshot()
+        return self.handout()
 
     def is_complete_value(self) -> bool:
         """Tell whether the text so far is exactly one complete JSON value.
@@ -244,7 +265,7 @@ class PartialJSON(Machine):
             return False
         if self._state == TOP_DONE:
             return True
-        if not self._stack and self._token == TOK_NUMBER:
+        if not self._path and self._token == TOK_NUMBER:
             return decode_number("".join(self._num_parts))[1] is None
         return False
 
@@ -284,7 +305,7 @@ class PartialJSON(Machine):
             return _invalid(f"{self._error} at position {pos}: {_context(raw, pos)}", pos)
         if self._state == TOP_DONE:
             return self._classify(self._top, raw)
-        if not self._stack:
+        if not self._path:
             start = _first_non_ws(raw)
             if self._token == TOK_NUMBER:
                 # At the end of the text a top-level number is over: it is either not a valid
@@ -299,7 +320,7 @@ class PartialJSON(Machine):
                 f"arguments must be a JSON object, got a truncated {kind}",
                 start,
             )
-        if not isinstance(self._stack[0].items, dict):
+        if self._path[0].__class__ is not dict:
             return _invalid(
                 "arguments must be a JSON object, got a truncated array", _first_non_ws(raw)
             )

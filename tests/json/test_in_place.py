@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from llmkit._json import frames
+from llmkit._json import ownership
 from llmkit._json.partial import PartialJSON, parse_partial
 from tests.json.trees import paths, value_at
 
@@ -85,7 +85,7 @@ def test_a_growing_string_with_escapes_cut_anywhere_decodes_like_json_loads(seed
     assert parser.finish().value == json.loads(text)
 
 
-@pytest.mark.skipif(not frames.HELD, reason="in-place updates need CPython's refcounts")
+@pytest.mark.skipif(not ownership.HELD, reason="in-place updates need CPython's refcounts")
 def test_a_string_growing_deep_inside_updates_the_snapshot_in_place() -> None:
     # Nobody holds the snapshots: each delta of the string costs O(delta). No container is
     # copied (the build counter stays put) and the snapshot stays the same object.
@@ -135,5 +135,5 @@ def test_reading_every_delta_of_a_long_string_costs_linear_work(unit: str) -> No
     big_chars, big_built = counters(50_000)
     assert big_chars / small_chars == pytest.approx(10, rel=0.01)
     assert big_built <= 11 * small_built
-    if frames.HELD and unit == "b ":
+    if ownership.HELD and unit == "b ":
         assert big_built <= small_built + 2  # where the last cuts fall differs

@@ -583,10 +583,14 @@ def _edits_document(n_edits: int) -> str:
 
 
 def _stream(text: str) -> PartialJSON:
+    # The caller keeps each snapshot until it reads the next one (a UI comparing the two), so
+    # the parser must copy the open containers it changes instead of updating them in place.
     p = PartialJSON()
+    previous = None
     for piece in _splits(text, random.Random(1), 4, 16):
         p.feed(piece)
-        p.snapshot()
+        previous = p.snapshot()
+    del previous
     assert p.finish().status == "complete"
     return p
 
