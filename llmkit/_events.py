@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Union
+from typing import Any, ClassVar, Literal, Protocol, Union, cast
 
 from ._diagnostics import Diagnostic
 from ._messages import AssistantMessage, ToolCall, Usage
@@ -85,17 +85,19 @@ class OutputTextDelta(TextDelta):
     demand. Equal to, and shown as, the plain TextDelta with the same fields. (A subclass, so
     that a stream without ``response_format`` builds exactly what it always did.)"""
 
-    __slots__ = ("_snapshot",)
-    _snapshot: Callable[[], Any]
+    __slots__ = ("_at", "_source")
+    _source: SnapshotSource
+    _at: int
 
-    def __init__(self, index: int, delta: str, snapshot: Callable[[], Any]) -> None:
+    def __init__(self, index: int, delta: str, source: SnapshotSource, at: int) -> None:
         TextDelta.__init__(self, index, delta)
-        object.__setattr__(self, "_snapshot", snapshot)
+        object.__setattr__(self, "_source", source)
+        object.__setattr__(self, "_at", at)
 
     @property
     def partial_output(self) -> Any:
         """The partial JSON value of the message text up to and including this delta."""
-        return self._snapshot()
+        return self._source.snapshot_at(self._at)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TextDelta):
@@ -155,6 +157,27 @@ class ToolCallStart:
     type: Literal["tool_call_start"] = "tool_call_start"
 
 
+class SnapshotSource(Protocol):
+    """What a delta event's partial value is read from: the values of a growing text after
+    each of its deltas (the assembler's call slots and structured-output text)."""
+
+    def snapshot_at(self, k: int) -> Any:
+        """The partial value after the first ``k`` deltas (``k`` counts from 1)."""
+        ...
+
+
+class _Thunk:
+    """A function of no arguments as a :class:`SnapshotSource` (events built by hand)."""
+
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        self._fn = fn
+
+    def snapshot_at(self, k: int) -> Any:
+        return self._fn()
+
+
 class ToolCallDelta:
     """More argument text for the call at ``index``.
 
@@ -168,7 +191,7 @@ class ToolCallDelta:
     calls builds one of these per delta.)
     """
 
-    __slots__ = ("_arguments_delta", "_id", "_index", "_name", "_snapshot")
+    __slots__ = ("_arguments_delta", "_at", "_id", "_index", "_name", "_source")
     __match_args__ = ("index", "id", "name", "arguments_delta")
     type: Literal["tool_call_delta"] = "tool_call_delta"
 
@@ -178,13 +201,22 @@ class ToolCallDelta:
         id: str,
         name: str,
         arguments_delta: str,
-        snapshot: Callable[[], Any],
+        snapshot: Callable[[], Any] | SnapshotSource,
+        at: int = -1,
     ) -> None:
+        """``snapshot``: what ``partial_arguments`` returns, computed when read: a function of
+        no arguments, or (with ``at``) a :class:`SnapshotSource` asked for its value ``at``
+        (the assembler's way: one source per call, no function built per delta)."""
         self._index = index
         self._id = id
         self._name = name
         self._arguments_delta = arguments_delta
-        self._snapshot = snapshot
+        if at < 0:
+            self._source: SnapshotSource = _Thunk(cast("Callable[[], Any]", snapshot))
+            self._at = 0
+        else:
+            self._source = cast("SnapshotSource", snapshot)
+            self._at = at
 
     @property
     def index(self) -> int:
@@ -209,7 +241,7 @@ class ToolCallDelta:
     @property
     def partial_arguments(self) -> Any:
         """The parsed arguments so far (dict in practice; ``None`` before any value began)."""
-        return self._snapshot()
+        return self._source.snapshot_at(self._at)
 
     def __repr__(self) -> str:
         return (

@@ -177,7 +177,7 @@ class Assembler:
         assert output is not None
         output.texts.append(delta)
         k = len(output.texts)
-        self._emit(OutputTextDelta(block.index, delta, lambda: output.snapshot_at(k)))
+        self._emit(OutputTextDelta(block.index, delta, output, k))
 
     def thinking(
         self,

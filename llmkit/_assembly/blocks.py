@@ -57,14 +57,12 @@ class Snapshots:
     asked for, each delta once, and a snapshot a caller holds never changes (the parser's
     structural sharing, :mod:`llmkit._json.partial`). Total cost is linear in the text."""
 
-    __slots__ = ("_parser", "late", "late_at", "parsed", "snap_at", "snap_value", "texts")
+    __slots__ = ("_parser", "late", "late_at", "parsed", "texts")
 
     def __init__(self) -> None:
         self._parser = PartialJSON()
         self.parsed = 0  # deltas fed to the parser: it is fed only when a result is needed
         self.texts: list[str] = []  # the deltas
-        self.snap_at = -1
-        self.snap_value: Any = None
         self.late: PartialJSON | None = None  # a second parser for snapshots read late
         self.late_at = 0  # deltas fed to ``late``
 
@@ -89,18 +87,14 @@ class Snapshots:
         second parser, fed from the start (or on from where it stopped, if reads go forward
         again): correct in any order, linear when reads go forward.
         """
-        if k == self.snap_at:
-            return self.snap_value
-        if k == self.parsed + 1:  # the usual case: the next delta
+        parsed = self.parsed
+        if k == parsed + 1:  # the usual case: the next delta
             self.parsed = k
-            self.snap_value = None  # not kept alive while the next one is built
-            value = self._parser.snapshot_after(self.texts[k - 1])
-            self.snap_at, self.snap_value = k, value
-            return value
-        if k >= self.parsed:
+            return self._parser.snapshot_after(self.texts[parsed])
+        if k >= parsed:  # later deltas, or this one again
             parser = self._parser
             feed = parser.feed
-            for text in self.texts[self.parsed : k]:
+            for text in self.texts[parsed:k]:
                 feed(text)
             self.parsed = k
         else:
@@ -112,9 +106,7 @@ class Snapshots:
                 late.feed(text)
             self.late_at = k
             parser = late
-        value = parser.snapshot()
-        self.snap_at, self.snap_value = k, value
-        return value
+        return parser.snapshot()
 
 
 class CallSlot(Snapshots):

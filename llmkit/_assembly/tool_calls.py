@@ -69,7 +69,11 @@ class ToolCalls:
         repeated payload, QUIRKS D5), a finished stream — takes :meth:`tool_call`'s full rules."""
         slot = self._open.get(index)
         if slot is not None and slot.started and 0 < len(text) < slot.fed and not self.closed:
-            self._append(slot, text)
+            # self._append(slot, text), inlined: this runs once per delta.
+            slot.fed += len(text)
+            texts = slot.texts
+            texts.append(text)
+            self._emit(ToolCallDelta(slot.index, slot.id, slot.name, text, slot, len(texts)))
         else:
             self.tool_call(index, arguments=text)
 
@@ -133,10 +137,7 @@ class ToolCalls:
         slot.fed += len(text)
         texts = slot.texts
         texts.append(text)
-        pos = len(texts)
-        self._emit(
-            ToolCallDelta(slot.index, slot.id, slot.name, text, lambda: slot.snapshot_at(pos))
-        )
+        self._emit(ToolCallDelta(slot.index, slot.id, slot.name, text, slot, len(texts)))
 
     def end_tool_call(self, index: int) -> None:
         """The call at wire ``index`` is complete (its block ended)."""
