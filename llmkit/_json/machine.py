@@ -19,6 +19,8 @@ from .strings import STR_RUN
 from .strings import scanstring as _scanstring
 
 __all__ = [
+    "AFTER",
+    "TOK_NONE",
     "TOK_NUMBER",
     "TOK_STRING",
     "TOP_DONE",
@@ -27,23 +29,26 @@ __all__ = [
 ]
 
 _WHITESPACE = " \t\n\r"  # JSON's, exactly (RFC 8259)
-# In an object, after a member (``, "key":``) or after "{" or "," (``"key":``): a whole key,
-# and the whitespace after its colon.
-# The common steps, each one regex match: in an object, after a member (``, "key": ``) or
-# after "{" or "," (``"key": ``), a whole key with the start of its value; in an array, after an
-# element, ``, `` and the start of the next; where a value is expected, its start. The start of
-# a value: a string's opening quote and its plain content (group "text"), with its closing
-# quote if that comes next ("closed"); a whole number, when a delimiter follows it in the same
-# text ("number"); or "{" / "[" ("opener"). Anything else is left to the general path.
+# The common steps, each one regex match. In an object, after a member (``, "key": ``) or after
+# "{" or "," (``"key": ``): as much as there is of a key, its colon and the start of its value
+# (a delta may end anywhere in it: each group says how far it got). In an array, after an
+# element: ``, `` and the start of the next. After a key: its colon and the start of the value.
+# Where a value is expected: its start. The start of a value: a string's opening quote and its
+# plain content ("text"), with its closing quote if that comes next ("closed"); a whole number,
+# when a delimiter follows it in the same text ("number"); or "{" / "[" ("opener"). Anything
+# else (an escape in a key, a literal, a number at the end of the text, ...) is left to the
+# general path.
 _WS = r"[ \t\n\r]*"
 _VALUE = (
     r'(?:"(?P<text>[^"\\\x00-\x1f]*)(?P<closed>")?'
     r"|(?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(?=[ \t\n\r,\]}])"
     r"|(?P<opener>[{\[]))"
 )
-_KEY_PART = _WS + r'"(?P<key>[^"\\\x00-\x1f]*)"' + _WS + ":" + _WS
-_MEMBER = re.compile(_WS + "," + _KEY_PART + _VALUE + "?")
-_KEY = re.compile(_KEY_PART + _VALUE + "?")
+_KEY_ON = (
+    r'"(?P<key>[^"\\\x00-\x1f]*)(?:(?P<quote>")(?:' + _WS + r"(?P<colon>:)" + _WS + _VALUE + "?)?)?"
+)
+_MEMBER = re.compile(_WS + "," + _WS + "(?:" + _KEY_ON + ")?")
+_KEY = re.compile(_WS + _KEY_ON)
 _ELEMENT = re.compile(_WS + "," + _WS + _VALUE + "?")
 _COLON = re.compile(_WS + ":" + _WS + _VALUE + "?")
 _START = re.compile(_WS + _VALUE)
@@ -71,21 +76,22 @@ _TOP_VALUE = 0  # top level, nothing seen yet
 _ARR_FIRST = 1  # after "[": a value or "]"
 _ARR_NEXT = 2  # after "," in an array: a value ("]" here is a trailing comma)
 _OBJ_VALUE = 3  # after ":": a value
-_ARR_AFTER = 4  # after an array element: "," or "]"
+_ARRAFTER = 4  # after an array element: "," or "]"
 _OBJ_FIRST = 5  # after "{": a key or "}"
 _OBJ_NEXT = 6  # after "," in an object: a key ("}" here is a trailing comma)
 _OBJ_COLON = 7  # after a key: ":"
-_OBJ_AFTER = 8  # after a member's value: "," or "}"
+_OBJAFTER = 8  # after a member's value: "," or "}"
 TOP_DONE = 9  # the top-level value is complete: only whitespace may follow
 
 # The token in progress.
-_TOK_NONE = 0
+TOK_NONE = 0
 TOK_STRING = 1
 TOK_NUMBER = 2
 _TOK_LITERAL = 3
 
-# The state after a value, by the state that expected it.
-_AFTER = (TOP_DONE, _ARR_AFTER, _ARR_AFTER, _OBJ_AFTER)
+# The state after a value, by the state that expected it (while a string value is in
+# progress, the state is still the one that expected it).
+AFTER = (TOP_DONE, _ARRAFTER, _ARRAFTER, _OBJAFTER)
 
 _CONTROL = "control_character_escaped"
 _TRAILING_COMMA = "trailing_comma_removed"
@@ -136,7 +142,7 @@ class Machine(Path):
         Path.__init__(self)
         self._offset = 0  # absolute offset of the next character to parse
         self._state = _TOP_VALUE
-        self._token = _TOK_NONE
+        self._token = TOK_NONE
         self._comma_pos = 0
         # String in progress: a value string lives in its container (Path.grow); a key is
         # collected here until its closing quote.
@@ -159,13 +165,14 @@ class Machine(Path):
         self._repairs: dict[str, int] = {}  # repair name -> first position (insertion ordered)
         self._skipped = 0  # characters not parsed: those after a syntax error
 
-    def _consume(self, s: str) -> None:
+    def _consume(self, s: str, i: int = 0) -> None:
         """Parse ``s``, the text following everything parsed so far.
 
         The common steps are taken here, each one C-level match or scan: the string value in
         progress (to its closing quote or the end of ``s``) and the transitions of
         :data:`_MEMBER` and its kin. Everything else goes one token or character at a time
         through :meth:`_general`, :meth:`_scan_string` and the number and literal scanners.
+        ``s[:i]`` was taken already (by ``PartialJSON.snapshot_after``'s first step).
         """
         n = len(s)
         if self._error is not None:
@@ -173,7 +180,6 @@ class Machine(Path):
             self._skipped += n
             return
         offset = self._offset
-        i = 0
         while i < n:
             if self._fast:  # a string value in progress, nothing pending
                 piece = s[i:] if i else s
@@ -192,9 +198,9 @@ class Machine(Path):
                             self.grow(piece)
                         if end > n:
                             break
-                        self._token = _TOK_NONE
+                        self._token = TOK_NONE
                         self._fast = False
-                        self._state = _AFTER[self._state]
+                        self._state = AFTER[self._state]
                         i = end
                         continue
                 i = self._scan_string(s, i)
@@ -214,7 +220,7 @@ class Machine(Path):
                                 break
                             self.key = "".join(key_parts)
                             self._key_parts = None
-                            self._token = _TOK_NONE
+                            self._token = TOK_NONE
                             self._state = _OBJ_COLON
                             i = end + 1
                             continue
@@ -236,26 +242,28 @@ class Machine(Path):
             # Between tokens: the common steps first (see _MEMBER), one regex match each.
             state = self._state
             c = s[i]
-            if state == _OBJ_AFTER:
+            if state == _OBJAFTER:
                 if c == "}":
-                    self._state = _AFTER[self.pop()]
+                    self._state = AFTER[self.pop()]
                     i += 1
                     continue
                 m = _MEMBER.match(s, i)
                 if m is None:
-                    if c == ",":  # the key is cut off: it comes in the general way
-                        self._state = _OBJ_NEXT
-                        self._comma_pos = offset + i
-                        i += 1
-                    else:
-                        i = self._general(s, i)
+                    i = self._general(s, i)
                     continue
-                key, text, closed, number, opener = m.groups()
-                self.key = key
-                state = _OBJ_VALUE
-            elif state == _ARR_AFTER:
+                key, quote, colon, text, closed, number, opener = m.groups()
+                if key is None:  # only the comma so far
+                    self._state = _OBJ_NEXT
+                    self._comma_pos = offset + s.index(",", i)
+                    i = m.end()
+                    continue
+                state = self._key(key, quote, colon)
+                i = m.end()
+                if state != _OBJ_VALUE:
+                    continue
+            elif state == _ARRAFTER:
                 if c == "]":
-                    self._state = _AFTER[self.pop()]
+                    self._state = AFTER[self.pop()]
                     i += 1
                     continue
                 m = _ELEMENT.match(s, i)
@@ -283,9 +291,11 @@ class Machine(Path):
                 if m is None:
                     i = self._general(s, i)
                     continue
-                key, text, closed, number, opener = m.groups()
-                self.key = key
-                state = _OBJ_VALUE
+                key, quote, colon, text, closed, number, opener = m.groups()
+                state = self._key(key, quote, colon)
+                i = m.end()
+                if state != _OBJ_VALUE:
+                    continue
             else:
                 i = self._general(s, i)
                 continue
@@ -331,8 +341,20 @@ class Machine(Path):
                 self._fast = True
                 self._state = state
             else:
-                self._state = _AFTER[state]
+                self._state = AFTER[state]
         self._offset = offset + n
+
+    def _key(self, key: str, quote: str | None, colon: str | None) -> int:
+        """A key matched by ``_MEMBER`` or ``_KEY``, as far as it got: cut off (its string goes
+        on), closed, or closed and followed by its colon. Returns the state now."""
+        if quote is None:
+            self._token = TOK_STRING
+            self._key_parts = [key]
+            self._state = _OBJ_NEXT
+            return _OBJ_NEXT
+        self.key = key
+        self._state = state = _OBJ_COLON if colon is None else _OBJ_VALUE
+        return state
 
     @property
     def _stats_chars(self) -> int:
@@ -391,7 +413,7 @@ class Machine(Path):
                 self._close()
                 return i + 1
             self._fail("Expecting value", offset + i)
-        elif state == _ARR_AFTER:
+        elif state == _ARRAFTER:
             if c == ",":
                 self._state = _ARR_NEXT
                 self._comma_pos = offset + i
@@ -400,7 +422,7 @@ class Machine(Path):
                 self._close()
                 return i + 1
             self._fail("Expecting ',' or ']' in array", offset + i)
-        elif state == _OBJ_AFTER:
+        elif state == _OBJAFTER:
             if c == ",":
                 self._state = _OBJ_NEXT
                 self._comma_pos = offset + i
@@ -431,13 +453,13 @@ class Machine(Path):
 
     def _close(self) -> None:
         # The closed container is final from here on, already in its parent: the shared value.
-        self._state = _AFTER[self.pop()]
+        self._state = AFTER[self.pop()]
 
     def _commit(self, value: Any) -> None:
         """Store a finished scalar in the innermost open container (or as the top level)."""
         state = self._state
         self.put(value)
-        self._state = _AFTER[state]
+        self._state = AFTER[state]
 
     # ------------------------------------------------------------------------------- strings
 
@@ -546,7 +568,7 @@ class Machine(Path):
 
     def _end_string(self) -> None:
         high = self._high
-        self._token = _TOK_NONE
+        self._token = TOK_NONE
         self._fast = False
         key_parts = self._key_parts
         if key_parts is not None:
@@ -559,12 +581,12 @@ class Machine(Path):
         if high:
             self.grow(high)
         self._high = ""
-        self._state = _AFTER[self._state]
+        self._state = AFTER[self._state]
 
     # ------------------------------------------------------------------- numbers and literals
 
     def _end_number(self) -> None:
-        self._token = _TOK_NONE
+        self._token = TOK_NONE
         value, message, off = decode_number("".join(self._num_parts))
         self._num_parts = []
         if message is not None:
@@ -584,6 +606,6 @@ class Machine(Path):
             return i + j
         self._lit_len += len(piece)
         if self._lit_len == len(lit):
-            self._token = _TOK_NONE
+            self._token = TOK_NONE
             self._commit(_LITERAL_VALUES[lit])
         return i + len(piece)

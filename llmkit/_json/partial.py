@@ -67,6 +67,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .machine import (
+    AFTER,
+    TOK_NONE,
     TOK_NUMBER,
     TOK_STRING,
     TOP_DONE,
@@ -74,6 +76,7 @@ from .machine import (
     decode_number,
 )
 from .ownership import OWN, getrefcount
+from .strings import scanstring
 
 __all__ = ["ParseResult", "PartialJSON", "parse_arguments", "parse_partial"]
 
@@ -191,27 +194,45 @@ class PartialJSON(Machine):
         if text:
             self._parts.append(text)
             self._result = None
-            if self._fast and '"' not in text and "\\" not in text and text.isprintable():
-                # The dominant delta: plain characters of the string value in progress, and
-                # nothing else (Machine._consume's first step, inlined with Path.owns and
+            if self._fast and "\\u" not in text:
+                # The dominant delta: more of the string value in progress, perhaps up to its
+                # closing quote (Machine._consume's first step, inlined with Path.owns and
                 # Path.grow: this runs once per delta).
-                self._offset += len(text)
-                path = self._path
-                if not self._owned:
-                    self._owned = True
-                    for container in path:
-                        if getrefcount(container) != OWN:
-                            self._copy()
-                            break
-                cur = path[-1] if path else None
-                if cur.__class__ is dict:
-                    key = self.key
-                    grown = cur[key]
-                    cur[key] = None  # so that += extends it in place (see Path.grow)
-                    grown += text
-                    cur[key] = grown
+                if '"' not in text and "\\" not in text and text.isprintable():
+                    piece: str | None = text
+                    end = len(text) + 1
                 else:
-                    self.grow(text)
+                    try:  # to the closing quote, or to the one added (a cut escape escapes it)
+                        piece, end = scanstring(text + '"', 0)
+                    except ValueError:  # a raw control character, a cut or bad escape
+                        piece = None
+                if piece is None:
+                    self._consume(text)
+                else:
+                    if piece:
+                        path = self._path
+                        if not self._owned:
+                            self._owned = True
+                            for container in path:
+                                if getrefcount(container) != OWN:
+                                    self._copy()
+                                    break
+                        cur = path[-1] if path else None
+                        if cur.__class__ is dict:
+                            key = self.key
+                            grown = cur[key]
+                            cur[key] = None  # so that += extends it in place (see Path.grow)
+                            grown += piece
+                            cur[key] = grown
+                        else:
+                            self.grow(piece)
+                    if end > len(text):
+                        self._offset += len(text)
+                    else:  # the string closed: the rest is the state machine's
+                        self._token = TOK_NONE
+                        self._fast = False
+                        self._state = AFTER[self._state]
+                        self._consume(text, end)
             else:
                 self._consume(text)
         # self.handout(), inlined.

@@ -137,3 +137,38 @@ def test_reading_every_delta_of_a_long_string_costs_linear_work(unit: str) -> No
     assert big_built <= 11 * small_built
     if ownership.HELD and unit == "b ":
         assert big_built <= small_built + 2  # where the last cuts fall differs
+
+
+@pytest.fixture
+def no_refcounts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # What other interpreters get: refcounts are not relied on, so the open path is copied
+    # before the first change after every snapshot handed out.
+    from llmkit._json import partial
+
+    monkeypatch.setattr(ownership, "HELD", False)
+    monkeypatch.setattr(ownership, "OWN", -1)
+    monkeypatch.setattr(partial, "OWN", -1)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_without_refcounts_snapshots_are_copied_and_still_right(
+    no_refcounts: None, seed: int
+) -> None:
+    rng = random.Random(seed)
+    doc = {"path": "a.py", "edits": [_doc(rng, 1) for _ in range(rng.randint(1, 6))]}
+    doc["content"] = _text(rng, rng.randint(0, 200))
+    text = json.dumps(doc, ensure_ascii=rng.random() < 0.3)
+    parser = PartialJSON()
+    kept: list[tuple[Any, Any]] = []
+    prefix = ""
+    for delta in _cut(text, rng):
+        prefix += delta
+        value = parser.snapshot_after(delta)
+        assert value == parse_partial(prefix), prefix
+        if value is not None and rng.random() < 0.2:
+            kept.append((value, copy.deepcopy(value)))
+        del value
+    assert parser.finish().value == doc
+    assert parser._stats_built > 0  # the copying path was the one taken
+    for value, at_the_time in kept:
+        assert value == at_the_time
