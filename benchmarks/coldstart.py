@@ -8,6 +8,12 @@ argument deltas: :data:`COLDSTART_N`) and reads it to the end, then prints the s
 it read (checked by the parent). Contestants (the same work for each):
 
 - ``import httpx, pydantic``: the reference (imports only, nothing else);
+- ``llmkit, first request``: issue #18's target row, nothing sent: ``import llmkit``, the same
+  ``Model`` and ``Context`` with one tool as ``llmkit`` below, ``llmkit.build_request(...)``;
+- ``pydantic, one model``: what bounds that row as long as llmkit's types are pydantic models:
+  ``import httpx, pydantic``, then one two-field model defined and validated (pydantic builds
+  its first validator: the first ``BaseModel`` subclass imports ``pydantic.fields``,
+  ``pydantic.types`` and ``annotated_types``, the first validator the plugin loader);
 - ``floor``: ``import httpx, httpx_sse, json``, one ``httpx.Client``, ``connect_sse``,
   ``json.loads`` per event, fragments joined and parsed once;
 - ``llmkit``: ``import llmkit``, a ``Model`` and a ``Context`` with one tool,
@@ -21,6 +27,13 @@ The interpreter's own start-up is not in the figure (it is the same for all); th
 process's wall time, start-up and exit included, is recorded too. One untimed round first
 (bytecode caches, the page cache), then ``reps`` rounds, the order rotating every round; the
 median is reported.
+
+Every process imports httpx as a plain install does: ``import httpx`` also tries to load its
+command-line client (``httpx._main``: click, pygments, rich) and, where click and pygments are
+installed — the test and bench extras pull them in — pays several milliseconds for them before
+failing on rich. A ``pip install llmkit`` has none of them; that import time, the same for
+every contestant, would flatter every ratio to ``import httpx, pydantic``. So each process
+starts, untimed, by making ``import click`` fail (:data:`_PREAMBLE`).
 """
 
 from __future__ import annotations
@@ -37,15 +50,54 @@ from .streams import PROMPT, TOOLS, StreamSpec, expected_calls
 
 COLDSTART_N = 40
 REFERENCE = "import httpx, pydantic"
-CONTESTANTS = (REFERENCE, "floor", "llmkit", "openai-sdk", "anthropic-sdk")
+FIRST_REQUEST = "llmkit, first request"
+ONE_MODEL = "pydantic, one model"
+CONTESTANTS = (
+    REFERENCE,
+    FIRST_REQUEST,
+    ONE_MODEL,
+    "floor",
+    "llmkit",
+    "openai-sdk",
+    "anthropic-sdk",
+)
+SENDS = ("floor", "llmkit", "openai-sdk", "anthropic-sdk")  # the others build, never send
 PACKAGES = {"openai-sdk": "openai", "anthropic-sdk": "anthropic", "floor": "httpx_sse"}
 
-_HEAD = "import time\n_t = time.perf_counter()\n"
+# Untimed: httpx's optional command-line client fails to import at once, as in a plain install
+# (see the module docstring).
+_PREAMBLE = "import sys\nsys.modules.setdefault('click', None)\n"
+_HEAD = _PREAMBLE + "import time\n_t = time.perf_counter()\n"
 _TAIL = "\nprint(__import__('json').dumps({'seconds': time.perf_counter() - _t, 'read': read}))\n"
 
 _name, _description, _schema = TOOLS["edits"]
+# The Model and Context of the llmkit contestants (the same in both).
+_LLMKIT_REQUEST = f"""
+import llmkit
+
+model = llmkit.Model(provider="openai", id="gpt-4.1-mini", api="openai-chat",
+                     base_url=URL + "/v1")
+context = llmkit.Context(
+    messages=[llmkit.user({PROMPT!r})],
+    tools=[llmkit.Tool(name={_name!r}, description={_description!r}, parameters={_schema!r})],
+)
+"""
 _SNIPPETS = {
     REFERENCE: "import httpx, pydantic\nread = None",
+    FIRST_REQUEST: _LLMKIT_REQUEST
+    + """request = llmkit.build_request(model, context, api_key="sk-bench")
+read = None
+""",
+    ONE_MODEL: """
+import httpx, pydantic
+
+class Call(pydantic.BaseModel):
+    name: str
+    arguments: dict
+
+Call(name="apply_edits", arguments={})
+read = None
+""",
     "floor": f"""
 import json
 import httpx
@@ -69,16 +121,8 @@ with connect_sse(client, "POST", URL + "/v1/chat/completions", json=body,
                 slots.setdefault(tc["index"], []).append(tc["function"].get("arguments") or "")
 read = [len(json.dumps(json.loads("".join(f)))) for f in slots.values()]
 """,
-    "llmkit": f"""
-import llmkit
-
-model = llmkit.Model(provider="openai", id="gpt-4.1-mini", api="openai-chat",
-                     base_url=URL + "/v1")
-context = llmkit.Context(
-    messages=[llmkit.user({PROMPT!r})],
-    tools=[llmkit.Tool(name={_name!r}, description={_description!r}, parameters={_schema!r})],
-)
-with llmkit.stream(model, context, api_key="sk-bench", max_retries=0) as events:
+    "llmkit": _LLMKIT_REQUEST
+    + """with llmkit.stream(model, context, api_key="sk-bench", max_retries=0) as events:
     for event in events:
         pass
 read = [len(__import__("json").dumps(c.arguments)) for c in events.message.tool_calls]
@@ -126,7 +170,7 @@ def api_of(name: str) -> str:
 
 def expected_read(name: str) -> list[int] | None:
     """What the process must print as ``read``: the length of each call's arguments."""
-    if name == REFERENCE:
+    if name not in SENDS:
         return None
     calls = expected_calls(StreamSpec(api_of(name), "edits", COLDSTART_N))
     return [len(json.dumps(c.arguments)) for c in calls]
