@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
+import os
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
@@ -226,10 +226,20 @@ def _profile_compat(profile: dict[str, Any]) -> OpenAIChatCompat:
     return compat
 
 
+def _data(name: str) -> Any:
+    """The JSON data file ``llmkit/data/<name>``, parsed.
+
+    Read through the package's own loader, as ``pkgutil.get_data`` does (a zip-imported llmkit
+    reads the same way), not through ``importlib.resources``: importing that (``tempfile``,
+    ``zipfile``, its readers) cost the first request more than reading the file.
+    """
+    path = os.path.join(os.path.dirname(__file__), "data", name)
+    return json.loads(__spec__.loader.get_data(path))  # type: ignore[union-attr]
+
+
 @functools.lru_cache(maxsize=1)
 def _providers() -> dict[str, dict[str, Any]]:
-    text = resources.files("llmkit").joinpath("data/providers.json").read_text("utf-8")
-    data: dict[str, dict[str, Any]] = json.loads(text)["providers"]
+    data: dict[str, dict[str, Any]] = _data("providers.json")["providers"]
     return data
 
 
@@ -266,8 +276,7 @@ def _catalogue_entries() -> dict[tuple[str, str], dict[str, Any]]:
     """The catalogue's raw entries, keyed by (provider, id). Each becomes a Model only when it
     is asked for (:func:`_catalogue_model`): validating all of them would cost the first
     ``get_model`` tens of milliseconds for the one model it returns."""
-    text = resources.files("llmkit").joinpath("data/models.json").read_text("utf-8")
-    return {(entry["provider"], entry["id"]): entry for entry in json.loads(text)["models"]}
+    return {(entry["provider"], entry["id"]): entry for entry in _data("models.json")["models"]}
 
 
 _validated: dict[tuple[str, str], Model] = {}
