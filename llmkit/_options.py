@@ -15,12 +15,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from ._errors import InvalidRequestError
-from ._transport import Timeouts
 from ._wire.contract import Options
 
 if TYPE_CHECKING:
     import httpx
     from pydantic import BaseModel
+
+    # Imported where a timeout is checked: the transport (retries, logging, error mapping) is
+    # not needed to build a request, and build_request never loads it.
+    from ._transport import Timeouts
 
 __all__ = [
     "CACHE_LEVELS",
@@ -203,6 +206,8 @@ def _check_response_format(value: Any) -> None:
 
 
 def _check_timeout(value: Any) -> Timeouts:
+    from ._transport import Timeouts
+
     if isinstance(value, Timeouts):
         for phase in ("connect", "first_byte", "idle", "total"):
             seconds = getattr(value, phase)
