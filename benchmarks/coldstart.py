@@ -10,10 +10,14 @@ it read (checked by the parent). Contestants (the same work for each):
 - ``import httpx, pydantic``: the reference (imports only, nothing else);
 - ``llmkit, first request``: issue #18's target row, nothing sent: ``import llmkit``, the same
   ``Model`` and ``Context`` with one tool as ``llmkit`` below, ``llmkit.build_request(...)``;
-- ``pydantic, one model``: what bounds that row as long as llmkit's types are pydantic models:
-  ``import httpx, pydantic``, then one two-field model defined and validated (pydantic builds
-  its first validator: the first ``BaseModel`` subclass imports ``pydantic.fields``,
-  ``pydantic.types`` and ``annotated_types``, the first validator the plugin loader);
+- ``pydantic, one model class``: what bounds that row as long as llmkit's types are pydantic
+  models: ``import httpx, pydantic``, then one two-field model class defined, ``defer_build``
+  as llmkit's are (``from pydantic import BaseModel`` imports pydantic's schema machinery, the
+  first subclass ``pydantic.fields``, ``pydantic.types`` and ``annotated_types``);
+- ``pydantic, one model validated``: the same class without ``defer_build``, and one instance:
+  what any code using pydantic pays (the first validator also loads pydantic's plugin loader,
+  which reads every installed distribution's entry points). llmkit's first request builds no
+  validator;
 - ``floor``: ``import httpx, httpx_sse, json``, one ``httpx.Client``, ``connect_sse``,
   ``json.loads`` per event, fragments joined and parsed once;
 - ``llmkit``: ``import llmkit``, a ``Model`` and a ``Context`` with one tool,
@@ -51,11 +55,13 @@ from .streams import PROMPT, TOOLS, StreamSpec, expected_calls
 COLDSTART_N = 40
 REFERENCE = "import httpx, pydantic"
 FIRST_REQUEST = "llmkit, first request"
-ONE_MODEL = "pydantic, one model"
+ONE_MODEL = "pydantic, one model class"
+ONE_VALIDATED = "pydantic, one model validated"
 CONTESTANTS = (
     REFERENCE,
     FIRST_REQUEST,
     ONE_MODEL,
+    ONE_VALIDATED,
     "floor",
     "llmkit",
     "openai-sdk",
@@ -89,6 +95,15 @@ _SNIPPETS = {
 read = None
 """,
     ONE_MODEL: """
+import httpx, pydantic
+
+class Call(pydantic.BaseModel, defer_build=True):
+    name: str
+    arguments: dict
+
+read = None
+""",
+    ONE_VALIDATED: """
 import httpx, pydantic
 
 class Call(pydantic.BaseModel):

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .coldstart import FIRST_REQUEST as BUILT
-from .coldstart import ONE_MODEL, REFERENCE, SENDS
+from .coldstart import ONE_MODEL, ONE_VALIDATED, REFERENCE, SENDS
 from .contestants import IMPORTS
 from .harness import (
     FIRST_REQUEST,
@@ -298,7 +298,7 @@ def target_rows(
         first, bare = built, bare_cold
         where = f"{_ms(first)} vs {_ms(bare)}"
         if one_model:
-            where += f"; one pydantic model defined and validated: {one_model / bare:.2f}{X}"
+            where += f"; the bound, one pydantic model class defined: {one_model / bare:.2f}{X}"
     if first and bare:
         add(
             f"`import llmkit` + the first request built ≤ {TARGET_COLD}{X} "
@@ -812,10 +812,12 @@ def coldstart_section(coldstart: dict[str, Any]) -> str:
             "includes it and the exit). `import httpx, pydantic` does only that import. "
             f"`{BUILT}` sends nothing: `import llmkit`, the same Model and Context (one tool) "
             "and `llmkit.build_request(...)`, issue #18's target row; "
-            f"`{ONE_MODEL}`: `import httpx, pydantic` and one two-field pydantic model "
-            "defined and validated, what bounds that row while llmkit's types are pydantic "
-            "models. The floor: httpx + httpx-sse + `json.loads`; llmkit: `llmkit.stream`; the "
-            "SDKs: `chat.completions.create(stream=True)` and `messages.create(stream=True)`, "
+            f"`{ONE_MODEL}`: `import httpx, pydantic` and one two-field pydantic model class "
+            "defined (`defer_build`, as llmkit's are), what bounds that row while llmkit's "
+            f"types are pydantic models; `{ONE_VALIDATED}`: the same class built and one "
+            "instance validated, what any code using pydantic pays. The floor: httpx + "
+            "httpx-sse + `json.loads`; llmkit: `llmkit.stream`; the SDKs: "
+            "`chat.completions.create(stream=True)` and `messages.create(stream=True)`, "
             f"iterated. Median of {coldstart['reps']} processes per contestant after one "
             "untimed round, interleaved (the order rotates every round); every process's calls "
             "are checked. Each process first makes `import click` fail, untimed: httpx loads "
