@@ -186,13 +186,15 @@ def tool(
     return t
 
 
-_SECTION = re.compile(
+# Compiled by the first tool_from_function, not at import: every process that builds a request
+# imports this module, and compiling them cost it ~2.8M instructions (issue #18).
+_SECTION = (
     r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|"
     r"Returns?|Yields?|Raises|Examples?|Notes?|Attributes|See Also|Warnings?|Todo|"
     r"References)\s*:\s*$"
 )
 _PARAM_SECTIONS = {"args", "arguments", "parameters", "params", "keyword args", "keyword arguments"}
-_ARG = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+_ARG = r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$"
 
 
 def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
@@ -204,10 +206,11 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     section: str | None = None
     section_indent = entry_indent = 0
     current: str | None = None
+    section_header, argument = re.compile(_SECTION), re.compile(_ARG)
     for line in inspect.cleandoc(doc).splitlines():
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
-        header = _SECTION.match(stripped)
+        header = section_header.match(stripped)
         if header and (section is None or indent <= section_indent):
             section, section_indent, current = header.group(1).lower(), indent, None
             entry_indent = -1
@@ -222,7 +225,7 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
             continue
         if entry_indent < 0:
             entry_indent = indent
-        arg = _ARG.match(stripped) if indent <= entry_indent else None
+        arg = argument.match(stripped) if indent <= entry_indent else None
         if arg:
             current = arg.group(1)
             params[current] = [arg.group(2)]
