@@ -12,7 +12,13 @@ import sys
 # between retries), jsonschema and its dependencies (only an unusual tool schema, or
 # decode_tool_call's validation), difflib (only an unknown model's suggestions).
 _NEVER = ["asyncio", "jsonschema", "referencing", "attrs", "difflib"]
-_BUILD_ONLY_SKIPS = ["llmkit._streams", "llmkit._pipeline", "llmkit._assembly.assembler"]
+# Only sending needs the transport (retries, logging, error mapping); only parsing the pipeline.
+_BUILD_ONLY_SKIPS = [
+    "llmkit._streams",
+    "llmkit._pipeline",
+    "llmkit._assembly.assembler",
+    "llmkit._transport",
+]
 
 _SCRIPT = """
 import json, sys
