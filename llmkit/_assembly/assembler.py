@@ -43,6 +43,7 @@ from .._events import (
     ThinkingStart,
     UsageEvent,
 )
+from .._json.partial import PartialJSON
 from .._messages import (
     AssistantMessage,
     StopReason,
@@ -52,7 +53,7 @@ from .._messages import (
     Usage,
 )
 from .._redact import scrub
-from .blocks import CallSlot, Snapshots, TextBlock, ThinkingBlock
+from .blocks import CallSlot, TextBlock, ThinkingBlock
 from .reports import Reports
 from .tool_calls import ToolCalls
 
@@ -79,11 +80,11 @@ class Assembler:
         structured_output: bool = False,
     ) -> None:
         self._secret = secret  # only ever used to redact it from errors
-        self._output: Snapshots | None = None
+        self._output: PartialJSON | None = None
         if structured_output:
             # Every TextDelta then carries partial_output. Bound here, so that a stream
             # without response_format runs exactly the plain text() below.
-            self._output = Snapshots()
+            self._output = PartialJSON()
             self.text = self._output_text  # type: ignore[method-assign]
         self.model = model
         self.message: AssistantMessage | None = None  # set by the terminal event
@@ -175,8 +176,8 @@ class Assembler:
         block.parts.append(delta)
         output = self._output
         assert output is not None
-        output.texts.append(delta)
-        k = len(output.texts)
+        output.deltas.append(delta)
+        k = len(output.deltas)
         self._emit(OutputTextDelta(block.index, delta, output, k))
 
     def thinking(

@@ -73,7 +73,7 @@ class ToolCalls:
             slot.fed += len(text)
             texts = slot.texts
             texts.append(text)
-            self._emit(ToolCallDelta(slot.index, slot.id, slot.name, text, slot, len(texts)))
+            self._emit(ToolCallDelta(slot.index, slot.id, slot.name, text, slot.args, len(texts)))
         else:
             self.tool_call(index, arguments=text)
 
@@ -137,7 +137,7 @@ class ToolCalls:
         slot.fed += len(text)
         texts = slot.texts
         texts.append(text)
-        self._emit(ToolCallDelta(slot.index, slot.id, slot.name, text, slot, len(texts)))
+        self._emit(ToolCallDelta(slot.index, slot.id, slot.name, text, slot.args, len(texts)))
 
     def end_tool_call(self, index: int) -> None:
         """The call at wire ``index`` is complete (its block ended)."""
@@ -278,7 +278,7 @@ class ToolCalls:
                 )
 
     def _args_complete(self, slot: CallSlot) -> bool:
-        return slot.fed > 0 and slot.parser.is_complete_value()
+        return slot.fed > 0 and slot.args.is_complete_value()
 
     def _is_duplicate_payload(self, slot: CallSlot, text: str) -> bool:
         """A whole payload repeated after the arguments were already complete JSON (LiteLLM's

@@ -161,13 +161,18 @@ class PartialJSON(Machine):
         'complete'
     """
 
-    __slots__ = ("_parts", "_pending", "_result")
+    __slots__ = ("_late", "_late_at", "_parsed", "_raw", "_result", "deltas")
 
     def __init__(self) -> None:
         super().__init__()
-        self._parts: list[str] = []  # everything fed, joined lazily by `raw`
-        self._pending: list[str] = []  # fed but not parsed yet
-        self._result: ParseResult | None = None
+        # Every piece of text fed, in order. Appending to it is feeding (the assembler's hot
+        # path does that, without a call): nothing here caches anything it would invalidate.
+        self.deltas: list[str] = []
+        self._parsed = 0  # how many of them the state machine has taken
+        self._raw: tuple[int, str] = (0, "")  # the join of the first n deltas, kept
+        self._result: tuple[int, ParseResult] | None = None  # finish() of the first n deltas
+        self._late: PartialJSON | None = None  # a second parser, for values read late
+        self._late_at = 0  # deltas fed to it
 
     # ----------------------------------------------------------------------------- public API
 
@@ -183,72 +188,108 @@ class PartialJSON(Machine):
         if not isinstance(text, str):
             raise TypeError(f"feed() takes a str, not {type(text).__name__}")
         if text:
-            self._parts.append(text)
-            self._pending.append(text)
-            self._result = None
+            self.deltas.append(text)
 
     def snapshot_after(self, text: str) -> Any:
-        """``feed(text)`` then :meth:`snapshot`, in one step (the per-delta hot path)."""
-        if self._pending:
-            self._advance()
+        """``feed(text)`` then :meth:`snapshot`, in one step."""
+        deltas = self.deltas
         if text:
-            self._parts.append(text)
-            self._result = None
-            if self._fast and "\\u" not in text:
-                # The dominant delta: more of the string value in progress, perhaps up to its
-                # closing quote (Machine._consume's first step, inlined with Path.owns and
-                # Path.grow: this runs once per delta).
-                if '"' not in text and "\\" not in text and text.isprintable():
-                    piece: str | None = text
-                    end = len(text) + 1
-                else:
-                    try:  # to the closing quote, or to the one added (a cut escape escapes it)
-                        piece, end = scanstring(text + '"', 0)
-                    except ValueError:  # a raw control character, a cut or bad escape
-                        piece = None
-                if piece is None:
-                    self._consume(text)
-                else:
-                    if piece:
-                        path = self._path
-                        if not self._owned:
-                            self._owned = True
-                            for container in path:
-                                if getrefcount(container) != OWN:
-                                    self._copy()
-                                    break
-                        cur = path[-1] if path else None
-                        if cur.__class__ is dict:
-                            key = self.key
-                            grown = cur[key]
-                            cur[key] = None  # so that += extends it in place (see Path.grow)
-                            grown += piece
-                            cur[key] = grown
-                        else:
-                            self.grow(piece)
-                    if end > len(text):
-                        self._offset += len(text)
-                    else:  # the string closed: the rest is the state machine's
-                        self._token = TOK_NONE
-                        self._fast = False
-                        self._state = AFTER[self._state]
-                        self._consume(text, end)
+            deltas.append(text)
+        return self.snapshot_at(len(deltas))
+
+    @property
+    def parsed(self) -> int:
+        """How many of the deltas fed the parser has taken (it takes them when asked)."""
+        return self._parsed
+
+    def snapshot_at(self, k: int) -> Any:
+        """The value after the first ``k`` deltas fed (see :meth:`snapshot`).
+
+        The parser takes deltas only when a value is asked for, and only up to the delta asked
+        about: reading every delta's value in order — on time, or late because the events of
+        one network read are decoded before the caller sees them, or after the stream —
+        parses each delta once. Reading an earlier delta than the parser has reached uses a
+        second parser, fed from the start (or on from where it stopped, if reads go forward
+        again): correct in any order, linear when reads go forward.
+        """
+        parsed = self._parsed
+        if k != parsed + 1:
+            return self._snapshot_other(k)
+        # The per-delta hot path: the next delta, read on time.
+        self._parsed = k
+        text = self.deltas[parsed]
+        if self._fast and "\\u" not in text:
+            # The dominant delta: more of the string value in progress, perhaps up to its
+            # closing quote (Machine._consume's first step, inlined with Path.owns and
+            # Path.grow: this runs once per delta).
+            if '"' not in text and "\\" not in text and text.isprintable():
+                piece: str | None = text
+                end = len(text) + 1
             else:
+                try:  # to the closing quote, or to the one added (a cut escape escapes it)
+                    piece, end = scanstring(text + '"', 0)
+                except ValueError:  # a raw control character, a cut or bad escape
+                    piece = None
+            if piece is None:
                 self._consume(text)
+            else:
+                if piece:
+                    path = self._path
+                    if not self._owned:
+                        self._owned = True
+                        for container in path:
+                            if getrefcount(container) != OWN:
+                                self._copy()
+                                break
+                    cur = path[-1] if path else None
+                    if cur.__class__ is dict:
+                        key = self.key
+                        grown = cur[key]
+                        cur[key] = None  # so that += extends it in place (see Path.grow)
+                        grown += piece
+                        cur[key] = grown
+                    else:
+                        self.grow(piece)
+                if end > len(text):
+                    self._offset += len(text)
+                else:  # the string closed: the rest is the state machine's
+                    self._token = TOK_NONE
+                    self._fast = False
+                    self._state = AFTER[self._state]
+                    self._consume(text, end)
+        else:
+            self._consume(text)
         # self.handout(), inlined.
         self._owned = False
         root = self._root
         return self._top if root is None else root
 
+    def _snapshot_other(self, k: int) -> Any:
+        """:meth:`snapshot_at` off the hot path: several deltas at once, the same one again,
+        or an earlier one (the second parser)."""
+        parsed = self._parsed
+        if k >= parsed:
+            if k > parsed:
+                deltas = self.deltas
+                self._consume(deltas[parsed] if k == parsed + 1 else "".join(deltas[parsed:k]))
+                self._parsed = k
+            return self.handout()
+        late = self._late
+        if late is None or self._late_at > k:
+            late = self._late = PartialJSON()
+            self._late_at = 0
+        late.deltas += self.deltas[self._late_at : k]
+        self._late_at = k
+        return late.snapshot()
+
     @property
     def raw(self) -> str:
         """All the text fed so far."""
-        parts = self._parts
-        if len(parts) == 1:
-            return parts[0]
-        joined = "".join(parts)
-        # Keep the join: the next call only joins what was fed since.
-        parts[:] = [joined] if joined else []
+        deltas = self.deltas
+        n, joined = self._raw
+        if n != len(deltas):
+            joined = deltas[0] if len(deltas) == 1 else "".join(deltas)
+            self._raw = (len(deltas), joined)
         return joined
 
     def snapshot(self) -> Any:
@@ -267,8 +308,7 @@ class PartialJSON(Machine):
             A JSON-like value (``dict``, ``list``, ``str``, ``int``, ``float``, ``bool``) or
             ``None``.
         """
-        self._advance()
-        return self.handout()
+        return self._snapshot_other(len(self.deltas))
 
     def is_complete_value(self) -> bool:
         """Tell whether the text so far is exactly one complete JSON value.
@@ -303,9 +343,11 @@ class PartialJSON(Machine):
         Returns:
             The :class:`ParseResult`. Cached until more text is fed.
         """
-        if self._result is None:
-            self._result = self._finish(self.raw)
-        return self._result
+        n = len(self.deltas)
+        result = self._result
+        if result is None or result[0] != n:
+            result = self._result = (n, self._finish(self.raw))
+        return result[1]
 
     # ------------------------------------------------------------------------ classification
 
@@ -392,12 +434,11 @@ class PartialJSON(Machine):
 
     def _advance(self) -> None:
         """Parse the text fed since the last call."""
-        pending = self._pending
-        if not pending:
-            return
-        text = pending[0] if len(pending) == 1 else "".join(pending)
-        pending.clear()
-        self._consume(text)
+        deltas = self.deltas
+        parsed = self._parsed
+        if parsed < len(deltas):
+            self._consume(deltas[parsed] if parsed + 1 == len(deltas) else "".join(deltas[parsed:]))
+            self._parsed = len(deltas)
 
 
 def parse_arguments(text: str) -> ParseResult:
