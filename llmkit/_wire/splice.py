@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import json.decoder
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -55,13 +56,15 @@ class Splice:
     is the value (a JSON string), the others fields the decoder never reads (a JSON string, or
     a non-negative JSON integer)."""
 
-    __slots__ = ("_head", "_simple", "_steps", "_suffix", "hits", "tag")
+    __slots__ = ("_head", "_pattern", "_simple", "_suffix", "hits", "tag")
 
     def __init__(self, head: str, steps: list[tuple[str, str]], tag: Any) -> None:
         self._head = head
-        self._steps = steps  # (hole kind: "value" | "string" | "integer", the text after it)
+        # steps: (hole kind: "value" | "string" | "integer", the text after it)
         self._suffix = steps[-1][1]
         self._simple = len(steps) == 1  # one hole, the value: the usual shape
+        # The others: one regular expression (compiled once per splice learnt).
+        self._pattern = None if self._simple else _pattern(head, steps)
         self.tag = tag
         self.hits = 0
 
@@ -81,33 +84,37 @@ class Splice:
         return value
 
     def _match_steps(self, data: str) -> str | None:
-        pos = len(self._head)
-        value: str | None = None
-        for kind, after in self._steps:
-            if kind == "integer":
-                at = data.find(after[0], pos, pos + 24)  # ``after`` starts with no digit
-                digits = data[pos:at]
-                if at <= pos or not (digits.isascii() and digits.isdigit()):
-                    return None
-                if digits[0] == "0" and at - pos > 1:
-                    return None  # a leading zero: not JSON
-                pos = at
-            else:
-                if data[pos : pos + 1] != '"':
-                    return None
-                try:
-                    text, pos = _scanstring(data, pos + 1)
-                except ValueError:
-                    return None
-                if kind == "value":
-                    value = text
-            if not data.startswith(after, pos):
-                return None
-            pos += len(after)
-        if pos != len(data) or value is None:
+        assert self._pattern is not None
+        m = self._pattern.fullmatch(data)
+        if m is None:
             return None
+        value = m.group(1)
+        if "\\" in value:  # escapes (valid ones: the pattern says so) decoded as json does
+            value = _scanstring(data, m.start(1))[0]
         self.hits += 1
         return value
+
+
+def _pattern(head: str, steps: list[tuple[str, str]]) -> re.Pattern[str]:
+    """One regular expression for a splice with several holes: the constant texts as they
+    are, each hole as JSON's grammar of its kind (the value's content, group 1, taken)."""
+    parts = [re.escape(head)]
+    for kind, after in steps:
+        if kind == "integer":
+            parts.append(_INTEGER)
+        elif kind == "value":
+            parts.append(f'"({_CHARS})"')
+        else:
+            parts.append(f'"{_CHARS}"')
+        parts.append(re.escape(after))
+    return re.compile("".join(parts), re.DOTALL)
+
+
+# A JSON string literal's content (RFC 8259: no raw quote, backslash or control character;
+# the escapes json accepts) and a non-negative JSON integer, of the length an ignored counter
+# has (longer ones take the full path, where json.loads decides).
+_CHARS = r'[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*'
+_INTEGER = r"(?:0|[1-9][0-9]{0,22})"
 
 
 Check = Callable[[Any], "tuple[Any, str] | None"]

@@ -107,6 +107,69 @@ def test_a_match_is_exactly_json_loads(fragment: str, variant: int) -> None:
         assert expected == (0, got)
 
 
+RESPONSES_EVENT = (
+    '{"type":"response.function_call_arguments.delta","sequence_number":%s,'
+    '"item_id":"fc_1","output_index":0,"delta":%s,"obfuscation":%s}'
+)
+
+
+def _responses_check(event: Any) -> tuple[str, str] | None:
+    if not isinstance(event, dict) or set(event) - {"sequence_number", "obfuscation"} != {
+        "type",
+        "item_id",
+        "output_index",
+        "delta",
+    }:
+        return None
+    delta = event["delta"]
+    return (event["item_id"], delta) if isinstance(delta, str) else None
+
+
+@given(
+    fragment=FRAGMENTS,
+    variant=st.integers(0, 9),
+    padding=FRAGMENTS,
+    padding_variant=st.integers(0, 9),
+    number=st.sampled_from(["0", "12", "007", "-3", "1.0"]),
+)
+def test_a_match_with_ignored_holes_is_exactly_json_loads(
+    fragment: str, variant: int, padding: str, padding_variant: int, number: str
+) -> None:
+    # Several holes (the value, a counter, padding): one compiled pattern decides the match.
+    data = RESPONSES_EVENT % ("3", '"seed"', '"pad"')
+    learnt = splice.learn(
+        data, json.loads(data), _responses_check, ("sequence_number", "obfuscation")
+    )
+    assert learnt is not None
+    event = RESPONSES_EVENT % (
+        number,
+        _literals(fragment, variant),
+        _literals(padding, padding_variant),
+    )
+    try:
+        parsed = json.loads(event)
+    except ValueError:
+        parsed = None
+    expected = _responses_check(parsed) if parsed is not None else None
+    got = learnt.match(event)
+    if got is not None:
+        assert expected == ("fc_1", got)
+    elif variant in (0, 1, 3) and padding_variant in (0, 1, 3) and number in ("0", "12"):
+        raise AssertionError(f"a valid event took the full path: {event!r}")  # never too strict
+
+
+@pytest.mark.parametrize("literal", ['"\\u12"', '"\\uZZZZ"', '"a\\u00e"', '"\\'])
+def test_a_bad_unicode_escape_in_any_hole_is_no_match(literal: str) -> None:
+    data = RESPONSES_EVENT % ("3", '"seed"', '"pad"')
+    learnt = splice.learn(
+        data, json.loads(data), _responses_check, ("sequence_number", "obfuscation")
+    )
+    assert learnt is not None
+    assert learnt.match(RESPONSES_EVENT % ("4", literal, '"p"')) is None
+    assert learnt.match(RESPONSES_EVENT % ("4", '"v"', literal)) is None
+    assert learnt.match(RESPONSES_EVENT % ("4", '"\\u00e9\\n"', '"\\ud83e\\udde9"')) == "\u00e9\n"
+
+
 @given(number=st.sampled_from(["0", "7", "00", "07", "-1", "1e3", "1.5", "٣", "9" * 30, ""]))
 def test_a_gap_holds_only_a_json_integer(number: str) -> None:
     shape = '{"type":"t","sequence_number":%s,"delta":"%s"}'
