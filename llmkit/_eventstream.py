@@ -85,14 +85,7 @@ class EventStreamMessage:
     def __init__(self, headers: dict[str, HeaderValue], payload: bytes) -> None:
         self.headers = headers
         self.payload = payload
-        kind = headers.get(":message-type")
-        self.message_type = kind if isinstance(kind, str) else ""
-        name = headers.get(
-            {"exception": ":exception-type", "error": ":error-code"}.get(
-                self.message_type, ":event-type"
-            )
-        )
-        self.event = name if isinstance(name, str) else ""
+        self.message_type, self.event = _kind(headers)
         self.data = payload.decode("utf-8", "replace")
 
     def __repr__(self) -> str:
@@ -100,6 +93,18 @@ class EventStreamMessage:
             f"EventStreamMessage(message_type={self.message_type!r}, event={self.event!r}, "
             f"data={self.data[:60]!r})"
         )
+
+
+def _kind(headers: dict[str, HeaderValue]) -> tuple[str, str]:
+    """``(message_type, event)`` of a message with these headers."""
+    kind = headers.get(":message-type")
+    message_type = kind if isinstance(kind, str) else ""
+    name = headers.get(_EVENT_HEADER.get(message_type, ":event-type"))
+    return message_type, name if isinstance(name, str) else ""
+
+
+_EVENT_HEADER = {"exception": ":exception-type", "error": ":error-code"}
+_NEW = object.__new__
 
 
 class EventStreamDecoder:
@@ -116,7 +121,7 @@ class EventStreamDecoder:
         self._error: FramingError | None = None
         # Header blocks already parsed, by their bytes: a stream repeats a handful of them
         # (one per event type) thousands of times, and parsing is a pure function of the bytes.
-        self._headers: dict[bytes, dict[str, HeaderValue]] = {}
+        self._headers: dict[bytes, _Block] = {}
 
     def feed(self, chunk: bytes) -> list[EventStreamMessage]:
         """Consume ``chunk`` and return the messages it completed (possibly none).
@@ -140,7 +145,8 @@ class EventStreamDecoder:
                     total = self._need = self._prelude(buf, pos)
                 if end - pos < total:
                     break
-                out.append(_message(bytes(buf[pos : pos + total]), self._headers))
+                # One copy (a bytearray slice would copy twice); the view is gone at once.
+                out.append(_message(bytes(memoryview(buf)[pos : pos + total]), self._headers))
                 pos += total
                 self._need = None
         except FramingError as exc:
@@ -194,7 +200,11 @@ _HEADER_BLOCKS = 32
 """Distinct header blocks a decoder keeps parsed (a Converse stream has fewer than ten)."""
 
 
-def _message(frame: bytes, seen: dict[bytes, dict[str, HeaderValue]]) -> EventStreamMessage:
+_Block = tuple[dict[str, HeaderValue], str, str]
+"""A header block parsed: the headers, the message type and the event (:func:`_kind`)."""
+
+
+def _message(frame: bytes, seen: dict[bytes, _Block]) -> EventStreamMessage:
     """One whole message (its prelude already checked); ``seen``: header blocks parsed before,
     by their bytes (each message gets its own copy of the headers)."""
     (crc,) = struct.unpack_from(">I", frame, len(frame) - 4)
@@ -203,12 +213,19 @@ def _message(frame: bytes, seen: dict[bytes, dict[str, HeaderValue]]) -> EventSt
     (headers_length,) = struct.unpack_from(">I", frame, 4)
     headers_end = _PRELUDE + headers_length
     block = frame[_PRELUDE:headers_end]
-    headers = seen.get(block)
-    if headers is None:
+    known = seen.get(block)
+    if known is None:
         headers = _headers(frame, headers_end)
+        known = (headers, *_kind(headers))
         if len(seen) < _HEADER_BLOCKS:
-            seen[block] = headers
-    return EventStreamMessage(headers.copy(), frame[headers_end:-4])
+            seen[block] = known
+    # EventStreamMessage.__init__ with the block's reading reused (once per message).
+    message: EventStreamMessage = _NEW(EventStreamMessage)
+    headers, message.message_type, message.event = known
+    message.headers = headers.copy()
+    payload = message.payload = frame[headers_end:-4]
+    message.data = payload.decode("utf-8", "replace")
+    return message
 
 
 def _headers(frame: bytes, end: int) -> dict[str, HeaderValue]:
