@@ -124,6 +124,15 @@ class Exchange:
         content_type: str = self.response.headers.get("content-type", "")
         return content_type.startswith("application/json")
 
+    def raw_body(self) -> bool:
+        """The body comes as sent (no content coding) and is still to be read: read it with
+        ``iter_raw``, which skips httpx's identity decoder and re-chunker (one generator and
+        two calls per read). A body already read (a mock transport's) goes by ``iter_bytes``."""
+        response = self.response
+        assert response is not None
+        coding: str = response.headers.get("content-encoding", "")
+        return coding.strip().lower() in ("", "identity") and not response.is_stream_consumed
+
     def check_deadline(self) -> None:
         """Raise the total timeout once it has run out."""
         remaining = self.transport.remaining()
@@ -228,7 +237,7 @@ class EventStream:
             if x.is_json():
                 yield from pipeline.whole(response.read())
                 return
-            for chunk in response.iter_bytes():
+            for chunk in response.iter_raw() if x.raw_body() else response.iter_bytes():
                 yield from pipeline.feed(chunk)
                 if pipeline.done:
                     return
@@ -312,7 +321,8 @@ class AsyncEventStream:
                 for event in pipeline.whole(await response.aread()):
                     yield event
                 return
-            async for chunk in response.aiter_bytes():
+            chunks = response.aiter_raw() if x.raw_body() else response.aiter_bytes()
+            async for chunk in chunks:
                 for event in pipeline.feed(chunk):
                     yield event
                 if pipeline.done:

@@ -396,3 +396,68 @@ def test_key_never_in_errors_reprs_or_logs(caplog: pytest.LogCaptureFixture) -> 
     assert all(secret not in r.getMessage() for r in caplog.records)
     assert caplog.records  # the retry was logged
     assert secret not in repr(model)
+
+
+_SSE_BODY = (
+    b"".join(
+        b"data: " + json.dumps(chunk, ensure_ascii=False).encode() + b"\n\n"
+        for chunk in [
+            {
+                "id": "c1",
+                "choices": [{"index": 0, "delta": {"role": "assistant", "content": "h\u00e9"}}],
+            },
+            {
+                "id": "c1",
+                "choices": [{"index": 0, "delta": {"content": "llo"}, "finish_reason": "stop"}],
+            },
+        ]
+    )
+    + b"data: [DONE]\n\n"
+)
+
+
+@pytest.mark.parametrize("coding", ["gzip", "identity", ""])
+def test_a_content_coded_stream_is_decoded_and_a_plain_one_read_raw(run: Run, coding: str) -> None:
+    # llmkit reads a body without content coding as it came (iter_raw); a gzip body must still
+    # go through httpx's decoder. Written in two pieces, the first cut inside the "é".
+    import gzip
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    body = gzip.compress(_SSE_BODY) if coding == "gzip" else _SSE_BODY
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["content-length"]))
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            if coding:
+                self.send_header("content-encoding", coding)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            cut = _SSE_BODY.index("\u00e9".encode()) + 1 if coding != "gzip" else len(body) // 2
+            for piece in (body[:cut], body[cut:]):
+                self.wfile.write(piece)
+                self.wfile.flush()
+                time.sleep(0.01)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        model = llmkit.Model(
+            provider="openai",
+            id="m",
+            api="openai-chat",
+            base_url=f"http://127.0.0.1:{server.server_address[1]}/v1",
+        )
+        _, message = run(model, CONTEXT, api_key="k")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert message.text == "h\u00e9llo"
+    assert message.stop_reason == "stop"
+    assert [d.kind for d in message.diagnostics] == ["usage_missing"]  # the body sends none
