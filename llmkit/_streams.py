@@ -103,15 +103,30 @@ class Exchange:
             on_response=tr.get("on_response"),
         )
         self.client: Any = client
-        self.pipeline = Pipeline(
-            model,
-            tool_names=frozenset(t.name for t in function_tools(context)),
-            diagnostics=cast(list[Diagnostic], self.request.extensions["llmkit.diagnostics"]),
-            max_event_size=tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE),
-            secret=key,
-            structured_output=body_opts.response_format is not None,
-        )
+        # What the pipeline needs, kept until the response head arrives: a stream still waiting
+        # for it (a thousand of them, at launch) holds no decoder or assembler yet.
+        self._tool_names = frozenset(t.name for t in function_tools(context))
+        self._max_event_size = tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE)
+        self._structured_output = body_opts.response_format is not None
+        self.pipeline: Pipeline | None = None
         self.response: httpx.Response | None = None
+
+    def open_pipeline(self) -> Pipeline:
+        """The response head arrived: build the decoding pipeline."""
+        self.pipeline = Pipeline(
+            self.model,
+            tool_names=self._tool_names,
+            diagnostics=cast(list[Diagnostic], self.request.extensions["llmkit.diagnostics"]),
+            max_event_size=self._max_event_size,
+            secret=self.transport.secret,
+            structured_output=self._structured_output,
+        )
+        return self.pipeline
+
+    def abort(self) -> None:
+        """The caller left: an unfinished stream ends ``aborted``."""
+        if self.pipeline is not None and not self.pipeline.done:
+            self.pipeline.abort()
 
     def start_clock(self) -> None:
         """The request is being sent: the total timeout runs from now."""
@@ -132,6 +147,7 @@ class Exchange:
 
     def failed(self, exc: Exception) -> list[Event]:
         """The events that end the stream after ``exc`` interrupted the reading."""
+        assert self.pipeline is not None
         if self.pipeline.done:
             return []
         if isinstance(exc, (httpx.HTTPError, LLMError)):
@@ -142,7 +158,7 @@ class Exchange:
 
     @property
     def message(self) -> AssistantMessage:
-        message = self.pipeline.asm.message
+        message = None if self.pipeline is None else self.pipeline.asm.message
         if message is None:
             raise RuntimeError(
                 "The stream has not ended yet: iterate it to the end, or leave the `with` "
@@ -152,6 +168,7 @@ class Exchange:
 
     def raise_for_result(self) -> AssistantMessage:
         message = self.message
+        assert self.pipeline is not None  # there is a message
         error = self.pipeline.asm.error
         if error is not None:
             raise error
@@ -181,6 +198,7 @@ class EventStream:
             self._close_client()
             raise
         start_body(x.request, x.transport)
+        x.open_pipeline()
         self._iter = self._events()
         return self
 
@@ -205,8 +223,7 @@ class EventStream:
     def close(self) -> None:
         """Close the connection; an unfinished stream ends ``aborted``."""
         x = self._x
-        if not x.pipeline.done:
-            x.pipeline.abort()
+        x.abort()
         if self._iter is not None and hasattr(self._iter, "close"):
             self._iter.close()
         if x.response is not None:
@@ -222,7 +239,7 @@ class EventStream:
         x = self._x
         pipeline = x.pipeline
         response = x.response
-        assert response is not None
+        assert pipeline is not None and response is not None
         yield from pipeline.drain()
         try:
             if x.is_json():
@@ -262,7 +279,8 @@ class AsyncEventStream:
         except BaseException:  # catch-all: only closes the client, then re-raises
             await self._close_client()
             raise
-        start_body(x.request, x.transport)
+        start_body(x.request, x.transport, watched=True)
+        x.open_pipeline()
         self._iter = self._events()
         return self
 
@@ -287,8 +305,7 @@ class AsyncEventStream:
     async def aclose(self) -> None:
         """Close the connection; an unfinished stream ends ``aborted``."""
         x = self._x
-        if not x.pipeline.done:
-            x.pipeline.abort()
+        x.abort()
         if self._iter is not None and hasattr(self._iter, "aclose"):
             await self._iter.aclose()
         if x.response is not None:
@@ -301,18 +318,34 @@ class AsyncEventStream:
             self._x.client = None
 
     async def _events(self) -> AsyncIterator[Event]:
+        import asyncio  # here, not at module level: building a request needs no event loop
+
+        from ._watchdog import Watchdog
+
         x = self._x
         pipeline = x.pipeline
         response = x.response
-        assert response is not None
+        assert pipeline is not None and response is not None
         for event in pipeline.drain():
             yield event
+        # The idle and total timeouts of the body reads (start_body gave httpcore none).
+        dog = Watchdog(x.transport.timeouts.idle, x.transport.deadline)
         try:
             if x.is_json():
-                for event in pipeline.whole(await response.aread()):
+                dog.reading()
+                body = await response.aread()
+                dog.rested()
+                for event in pipeline.whole(body):
                     yield event
                 return
-            async for chunk in response.aiter_bytes():
+            chunks = response.aiter_bytes()
+            while True:
+                dog.reading()
+                try:
+                    chunk = await chunks.__anext__()
+                except StopAsyncIteration:
+                    break
+                dog.rested()
                 for event in pipeline.feed(chunk):
                     yield event
                 if pipeline.done:
@@ -323,9 +356,16 @@ class AsyncEventStream:
         except Exception as exc:  # noqa: BLE001 -- catch-all: mapped, or reported as llmkit's own bug
             for event in x.failed(exc):
                 yield event
-        except BaseException:  # catch-all: cancelled: the stream ends aborted, re-raised
-            if not pipeline.done:
-                pipeline.abort()
+        except asyncio.CancelledError:
+            if not dog.expired():  # the caller cancelled: the stream ends aborted, re-raised
+                x.abort()
+                raise
+            # The watchdog's: the read timed out, as httpx's own read timeout would say it.
+            for event in x.failed(httpx.ReadTimeout("The read timed out")):
+                yield event
+        except BaseException:  # catch-all: the stream ends aborted, re-raised
+            x.abort()
             raise
         finally:
+            dog.close()
             await response.aclose()

@@ -147,12 +147,14 @@ def _set_timeouts(request: httpx.Request, opts: TransportOptions) -> None:
     }
 
 
-def start_body(request: httpx.Request, opts: TransportOptions) -> None:
+def start_body(request: httpx.Request, opts: TransportOptions, *, watched: bool = False) -> None:
     """The response head arrived: body reads now use the idle timeout (capped by what is
-    left of the total). httpcore reads this dict when the body iteration starts."""
+    left of the total). httpcore reads this dict when the body iteration starts. ``watched``:
+    the caller enforces both itself (an async stream's :class:`~llmkit._watchdog.Watchdog`),
+    so httpcore's reads get no timer of their own."""
     timeout = request.extensions.get("timeout")
     if isinstance(timeout, dict):
-        timeout["read"] = _min(opts.timeouts.idle, opts.remaining())
+        timeout["read"] = None if watched else _min(opts.timeouts.idle, opts.remaining())
 
 
 def _backoff(attempt: int) -> float:
