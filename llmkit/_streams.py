@@ -331,21 +331,16 @@ class AsyncEventStream:
         # The idle and total timeouts of the body reads (start_body gave httpcore none).
         dog = Watchdog(x.transport.timeouts.idle, x.transport.deadline)
         try:
-            if x.is_json():
-                dog.reading()
-                body = await response.aread()
-                dog.rested()
-                for event in pipeline.whole(body):
+            chunks = response.aiter_bytes()
+            next_chunk = dog.next_chunk
+            if x.is_json():  # each read under the idle timeout, as a stream's are
+                parts = []
+                while (chunk := await next_chunk(chunks)) is not None:
+                    parts.append(chunk)
+                for event in pipeline.whole(b"".join(parts)):
                     yield event
                 return
-            chunks = response.aiter_bytes()
-            while True:
-                dog.reading()
-                try:
-                    chunk = await chunks.__anext__()
-                except StopAsyncIteration:
-                    break
-                dog.rested()
+            while (chunk := await next_chunk(chunks)) is not None:
                 for event in pipeline.feed(chunk):
                     yield event
                 if pipeline.done:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import AsyncIterator
 
 __all__ = ["Watchdog"]
 
@@ -57,6 +58,16 @@ class Watchdog:
     def rested(self) -> None:
         """The read returned: no deadline until the next one (the handle stays armed)."""
         self._deadline = None
+
+    async def next_chunk(self, chunks: AsyncIterator[bytes]) -> bytes | None:
+        """The next chunk of the body (None at its end), read under the deadline."""
+        self.reading()
+        try:
+            return await chunks.__anext__()
+        except StopAsyncIteration:
+            return None
+        finally:
+            self.rested()
 
     def _fire(self) -> None:
         self._handle = None
