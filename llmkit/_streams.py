@@ -13,9 +13,7 @@ ends the stream with an ``Error`` whose error has it as ``__cause__`` (``complet
 
 from __future__ import annotations
 
-import functools
 import logging
-import ssl
 import time
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
@@ -39,6 +37,7 @@ from ._transport import (
     run_async,
     run_sync,
     send_plan,
+    ssl_context,
     start_body,
 )
 from ._wire.features import function_tools
@@ -46,12 +45,6 @@ from ._wire.features import function_tools
 __all__ = ["AsyncEventStream", "EventStream"]
 
 logger = logging.getLogger("llmkit")
-
-
-@functools.lru_cache(maxsize=1)
-def _ssl_context() -> ssl.SSLContext:
-    # Building an SSL context costs milliseconds; share one (verification stays on).
-    return httpx.create_ssl_context()
 
 
 def _internal_error(exc: Exception) -> StreamError:
@@ -190,7 +183,7 @@ class EventStream:
     def __enter__(self) -> EventStream:
         x = self._x
         if x.client is None:
-            x.client = httpx.Client(verify=_ssl_context(), timeout=None)
+            x.client = httpx.Client(verify=ssl_context(), timeout=None)
         x.start_clock()
         try:
             x.response = run_sync(send_plan(x.request, x.transport), x.client)
@@ -272,7 +265,7 @@ class AsyncEventStream:
     async def __aenter__(self) -> AsyncEventStream:
         x = self._x
         if x.client is None:
-            x.client = httpx.AsyncClient(verify=_ssl_context(), timeout=None)
+            x.client = httpx.AsyncClient(verify=ssl_context(), timeout=None)
         x.start_clock()
         try:
             x.response = await run_async(send_plan(x.request, x.transport), x.client)

@@ -18,9 +18,11 @@ Rules (docs/design.md §4, QUIRKS I1-I4):
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import random
+import ssl
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
@@ -126,6 +128,14 @@ class Sleep:
 
 
 Op = Send | Read | Notify | Sleep
+
+
+@functools.lru_cache(maxsize=1)
+def ssl_context() -> ssl.SSLContext:
+    """The SSL context of every client llmkit makes for one call. Building one loads the CA
+    bundle (milliseconds each, a stall when a thousand calls start at once); a context is
+    not changed by the connections that use it, so one is shared (verification stays on)."""
+    return httpx.create_ssl_context()
 
 
 def _min(a: float | None, b: float | None) -> float | None:
