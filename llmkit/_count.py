@@ -25,7 +25,15 @@ from ._messages import Context
 from ._models import Model
 from ._options import RequestOptions, check_options
 from ._request import finish
-from ._transport import Timeouts, TransportOptions, run_async, run_sync, send_plan, start_body
+from ._transport import (
+    Timeouts,
+    TransportOptions,
+    run_async,
+    run_sync,
+    send_plan,
+    ssl_context,
+    start_body,
+)
 from ._wire.contract import TokenCounter
 
 if TYPE_CHECKING:
@@ -102,7 +110,7 @@ def count_tokens(model: Model, context: Context, **options: Unpack[RequestOption
     if client is not None and not isinstance(client, httpx.Client):
         raise InvalidRequestError("count_tokens() needs an httpx.Client as client=")
     owned = client is None
-    http = client if client is not None else httpx.Client(timeout=None)
+    http = client if client is not None else httpx.Client(verify=ssl_context(), timeout=None)
     try:
         _start(transport)
         response = run_sync(send_plan(request, transport), http)
@@ -122,7 +130,7 @@ async def acount_tokens(model: Model, context: Context, **options: Unpack[Reques
     if client is not None and not isinstance(client, httpx.AsyncClient):
         raise InvalidRequestError("acount_tokens() needs an httpx.AsyncClient as client=")
     owned = client is None
-    http = client if client is not None else httpx.AsyncClient(timeout=None)
+    http = client if client is not None else httpx.AsyncClient(verify=ssl_context(), timeout=None)
     try:
         _start(transport)
         response = await run_async(send_plan(request, transport), http)

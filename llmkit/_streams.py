@@ -13,9 +13,7 @@ ends the stream with an ``Error`` whose error has it as ``__cause__`` (``complet
 
 from __future__ import annotations
 
-import functools
 import logging
-import ssl
 import time
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
@@ -39,6 +37,7 @@ from ._transport import (
     run_async,
     run_sync,
     send_plan,
+    ssl_context,
     start_body,
 )
 from ._wire.features import function_tools
@@ -46,12 +45,6 @@ from ._wire.features import function_tools
 __all__ = ["AsyncEventStream", "EventStream"]
 
 logger = logging.getLogger("llmkit")
-
-
-@functools.lru_cache(maxsize=1)
-def _ssl_context() -> ssl.SSLContext:
-    # Building an SSL context costs milliseconds; share one (verification stays on).
-    return httpx.create_ssl_context()
 
 
 def _internal_error(exc: Exception) -> StreamError:
@@ -103,15 +96,30 @@ class Exchange:
             on_response=tr.get("on_response"),
         )
         self.client: Any = client
-        self.pipeline = Pipeline(
-            model,
-            tool_names=frozenset(t.name for t in function_tools(context)),
-            diagnostics=cast(list[Diagnostic], self.request.extensions["llmkit.diagnostics"]),
-            max_event_size=tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE),
-            secret=key,
-            structured_output=body_opts.response_format is not None,
-        )
+        # What the pipeline needs, kept until the response head arrives: a stream still waiting
+        # for it (a thousand of them, at launch) holds no decoder or assembler yet.
+        self._tool_names = frozenset(t.name for t in function_tools(context))
+        self._max_event_size = tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE)
+        self._structured_output = body_opts.response_format is not None
+        self.pipeline: Pipeline | None = None
         self.response: httpx.Response | None = None
+
+    def open_pipeline(self) -> Pipeline:
+        """The response head arrived: build the decoding pipeline."""
+        self.pipeline = Pipeline(
+            self.model,
+            tool_names=self._tool_names,
+            diagnostics=cast(list[Diagnostic], self.request.extensions["llmkit.diagnostics"]),
+            max_event_size=self._max_event_size,
+            secret=self.transport.secret,
+            structured_output=self._structured_output,
+        )
+        return self.pipeline
+
+    def abort(self) -> None:
+        """The caller left: an unfinished stream ends ``aborted``."""
+        if self.pipeline is not None and not self.pipeline.done:
+            self.pipeline.abort()
 
     def start_clock(self) -> None:
         """The request is being sent: the total timeout runs from now."""
@@ -141,6 +149,7 @@ class Exchange:
 
     def failed(self, exc: Exception) -> list[Event]:
         """The events that end the stream after ``exc`` interrupted the reading."""
+        assert self.pipeline is not None
         if self.pipeline.done:
             return []
         if isinstance(exc, (httpx.HTTPError, LLMError)):
@@ -151,7 +160,7 @@ class Exchange:
 
     @property
     def message(self) -> AssistantMessage:
-        message = self.pipeline.asm.message
+        message = None if self.pipeline is None else self.pipeline.asm.message
         if message is None:
             raise RuntimeError(
                 "The stream has not ended yet: iterate it to the end, or leave the `with` "
@@ -161,6 +170,7 @@ class Exchange:
 
     def raise_for_result(self) -> AssistantMessage:
         message = self.message
+        assert self.pipeline is not None  # there is a message
         error = self.pipeline.asm.error
         if error is not None:
             raise error
@@ -182,7 +192,7 @@ class EventStream:
     def __enter__(self) -> EventStream:
         x = self._x
         if x.client is None:
-            x.client = httpx.Client(verify=_ssl_context(), timeout=None)
+            x.client = httpx.Client(verify=ssl_context(), timeout=None)
         x.start_clock()
         try:
             x.response = run_sync(send_plan(x.request, x.transport), x.client)
@@ -190,6 +200,7 @@ class EventStream:
             self._close_client()
             raise
         start_body(x.request, x.transport)
+        x.open_pipeline()
         self._iter = self._events()
         return self
 
@@ -214,8 +225,7 @@ class EventStream:
     def close(self) -> None:
         """Close the connection; an unfinished stream ends ``aborted``."""
         x = self._x
-        if not x.pipeline.done:
-            x.pipeline.abort()
+        x.abort()
         if self._iter is not None and hasattr(self._iter, "close"):
             self._iter.close()
         if x.response is not None:
@@ -231,7 +241,7 @@ class EventStream:
         x = self._x
         pipeline = x.pipeline
         response = x.response
-        assert response is not None
+        assert pipeline is not None and response is not None
         yield from pipeline.drain()
         try:
             if x.is_json():
@@ -264,14 +274,15 @@ class AsyncEventStream:
     async def __aenter__(self) -> AsyncEventStream:
         x = self._x
         if x.client is None:
-            x.client = httpx.AsyncClient(verify=_ssl_context(), timeout=None)
+            x.client = httpx.AsyncClient(verify=ssl_context(), timeout=None)
         x.start_clock()
         try:
             x.response = await run_async(send_plan(x.request, x.transport), x.client)
         except BaseException:  # catch-all: only closes the client, then re-raises
             await self._close_client()
             raise
-        start_body(x.request, x.transport)
+        start_body(x.request, x.transport, watched=True)
+        x.open_pipeline()
         self._iter = self._events()
         return self
 
@@ -296,8 +307,7 @@ class AsyncEventStream:
     async def aclose(self) -> None:
         """Close the connection; an unfinished stream ends ``aborted``."""
         x = self._x
-        if not x.pipeline.done:
-            x.pipeline.abort()
+        x.abort()
         if self._iter is not None and hasattr(self._iter, "aclose"):
             await self._iter.aclose()
         if x.response is not None:
@@ -310,19 +320,29 @@ class AsyncEventStream:
             self._x.client = None
 
     async def _events(self) -> AsyncIterator[Event]:
+        import asyncio  # here, not at module level: building a request needs no event loop
+
+        from ._watchdog import Watchdog
+
         x = self._x
         pipeline = x.pipeline
         response = x.response
-        assert response is not None
+        assert pipeline is not None and response is not None
         for event in pipeline.drain():
             yield event
+        # The idle and total timeouts of the body reads (start_body gave httpcore none).
+        dog = Watchdog(x.transport.timeouts.idle, x.transport.deadline)
         try:
-            if x.is_json():
-                for event in pipeline.whole(await response.aread()):
+            chunks = response.aiter_raw() if x.raw_body() else response.aiter_bytes()
+            next_chunk = dog.next_chunk
+            if x.is_json():  # each read under the idle timeout, as a stream's are
+                parts = []
+                while (chunk := await next_chunk(chunks)) is not None:
+                    parts.append(chunk)
+                for event in pipeline.whole(b"".join(parts)):
                     yield event
                 return
-            chunks = response.aiter_raw() if x.raw_body() else response.aiter_bytes()
-            async for chunk in chunks:
+            while (chunk := await next_chunk(chunks)) is not None:
                 for event in pipeline.feed(chunk):
                     yield event
                 if pipeline.done:
@@ -333,9 +353,16 @@ class AsyncEventStream:
         except Exception as exc:  # noqa: BLE001 -- catch-all: mapped, or reported as llmkit's own bug
             for event in x.failed(exc):
                 yield event
-        except BaseException:  # catch-all: cancelled: the stream ends aborted, re-raised
-            if not pipeline.done:
-                pipeline.abort()
+        except asyncio.CancelledError:
+            if not dog.expired():  # the caller cancelled: the stream ends aborted, re-raised
+                x.abort()
+                raise
+            # The watchdog's: the read timed out, as httpx's own read timeout would say it.
+            for event in x.failed(httpx.ReadTimeout("The read timed out")):
+                yield event
+        except BaseException:  # catch-all: the stream ends aborted, re-raised
+            x.abort()
             raise
         finally:
+            dog.close()
             await response.aclose()

@@ -18,9 +18,11 @@ Rules (docs/design.md §4, QUIRKS I1-I4):
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import random
+import ssl
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
@@ -128,6 +130,14 @@ class Sleep:
 Op = Send | Read | Notify | Sleep
 
 
+@functools.lru_cache(maxsize=1)
+def ssl_context() -> ssl.SSLContext:
+    """The SSL context of every client llmkit makes for one call. Building one loads the CA
+    bundle (milliseconds each, a stall when a thousand calls start at once); a context is
+    not changed by the connections that use it, so one is shared (verification stays on)."""
+    return httpx.create_ssl_context()
+
+
 def _min(a: float | None, b: float | None) -> float | None:
     if a is None:
         return b
@@ -147,12 +157,14 @@ def _set_timeouts(request: httpx.Request, opts: TransportOptions) -> None:
     }
 
 
-def start_body(request: httpx.Request, opts: TransportOptions) -> None:
+def start_body(request: httpx.Request, opts: TransportOptions, *, watched: bool = False) -> None:
     """The response head arrived: body reads now use the idle timeout (capped by what is
-    left of the total). httpcore reads this dict when the body iteration starts."""
+    left of the total). httpcore reads this dict when the body iteration starts. ``watched``:
+    the caller enforces both itself (an async stream's :class:`~llmkit._watchdog.Watchdog`),
+    so httpcore's reads get no timer of their own."""
     timeout = request.extensions.get("timeout")
     if isinstance(timeout, dict):
-        timeout["read"] = _min(opts.timeouts.idle, opts.remaining())
+        timeout["read"] = None if watched else _min(opts.timeouts.idle, opts.remaining())
 
 
 def _backoff(attempt: int) -> float:

@@ -13,7 +13,7 @@ import pytest
 
 import llmkit
 from llmkit._fake.server import ENCODERS
-from llmkit._streams import _ssl_context
+from llmkit._transport import ssl_context
 from llmkit.testing import FakeError, FakeProvider, FakeReply
 
 SECRET = "sk-live-THIS-IS-THE-SECRET-0123456789abcdef"
@@ -91,7 +91,7 @@ def test_missing_key_error_names_the_variable_not_a_value(monkeypatch: pytest.Mo
 
 
 def test_tls_verification_is_on_by_default() -> None:
-    ctx = _ssl_context()
+    ctx = ssl_context()
     assert ctx.verify_mode == ssl.CERT_REQUIRED and ctx.check_hostname
 
 
