@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmkit._sse import EventTooLarge, SSEDecoder
+from llmkit._sse import EventTooLarge, SSEDecoder, SSEEvent
+from tests.chunking import cut_points, split
+from tests.corpus import CorpusSkip, Exchange, corpus_files, load_exchanges, rechunk, sse_events
 
 
 def decode(*chunks: bytes, limit: int = 1 << 20) -> list[tuple[str, str]]:
@@ -101,3 +106,201 @@ def test_any_chunking_gives_the_same_events(
     pieces = [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True)]
     expected = [("message", e) for e in events]
     assert decode(*pieces) == expected
+
+
+# --------------------------------------------------------------------------- the fast path
+# SSEDecoder reads whole events of the usual shape (one ``data:`` line, maybe one ``event:`` line
+# first) from the text split at blank lines; anything else goes line by line. These compare it
+# with the line-by-line path alone (``_General``) and with the independent parser of the corpus
+# tests, over bytes cut at any offset.
+
+
+class _General(SSEDecoder):
+    """The decoder with its fast path off: every line goes through ``_each``."""
+
+    __slots__ = ()
+
+    def _lines(self, text: str) -> list[SSEEvent]:
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")
+        lines.pop()
+        out: list[SSEEvent] = []
+        self._each(lines, out)
+        return out
+
+
+def _run(decoder: SSEDecoder, chunks: list[bytes]) -> list[tuple[str, str] | str]:
+    out: list[tuple[str, str] | str] = []
+    try:
+        for c in chunks:
+            out.extend((e.event, e.data) for e in decoder.feed(c))
+        out.extend((e.event, e.data) for e in decoder.flush())
+    except EventTooLarge:
+        out.append("EventTooLarge")
+    return out
+
+
+def _same_as_general(chunks: list[bytes], limit: int = 1 << 20) -> list[tuple[str, str] | str]:
+    fast = _run(SSEDecoder(limit), chunks)
+    assert fast == _run(_General(limit), chunks), chunks
+    return fast
+
+
+_NEWLINES = st.sampled_from([b"\n", b"\r\n", b"\r"])
+_VALUES = st.sampled_from([b"", b"x", b"{}", '{"t": "ü日😀"}'.encode(), b" lead", b"a\rb", b":"])
+
+
+@st.composite
+def _sse_bodies(draw: st.DrawFn) -> bytes:
+    """Events of the usual shape among every other thing an SSE body may hold."""
+    out = [draw(st.sampled_from([b"", b"", b"\xef\xbb\xbf"]))]
+    for _ in range(draw(st.integers(0, 6))):
+        nl = draw(_NEWLINES)
+        for _ in range(draw(st.integers(0, 2))):
+            out.append(draw(st.sampled_from([b": ping", b"id: 7", b"retry: 10", b"foo: bar"])) + nl)
+        if draw(st.booleans()):
+            out.append(draw(st.sampled_from([b"event: e", b"event:", b"event:delta"])) + nl)
+        for _ in range(draw(st.integers(1, 3))):
+            out.append(draw(st.sampled_from([b"data: ", b"data:", b"data"])) + draw(_VALUES))
+            out.append(draw(st.sampled_from([nl, nl, nl, b"\n", b"\r\n", b"\r"])))
+        out.append(draw(st.sampled_from([nl, nl, nl, b"\n", b"\r\n", b"\r", b"event: late" + nl])))
+    return b"".join(out)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_fast_path_equals_the_line_by_line_path_and_the_spec(data: st.DataObject) -> None:
+    body = data.draw(_sse_bodies())
+    cuts = data.draw(cut_points(body)) if len(body) > 1 else ()
+    events = _same_as_general(split(body, cuts))
+    assert events == sse_events(body + b"\n\n", flush_at_eof=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    body=st.lists(
+        st.sampled_from(
+            [
+                b"data: ",
+                b"data:",
+                b"event: ",
+                b"\n",
+                b"\r\n",
+                b"\r",
+                b": c",
+                b"x",
+                b"\xff",
+                "é😀".encode(),
+                b"\xef\xbb\xbf",
+                b"id: 1",
+            ]
+        ),
+        max_size=30,
+    ).map(b"".join),
+    cuts=st.lists(st.integers(1, 200), max_size=10),
+    limit=st.sampled_from([4, 8, 12, 20, 1 << 20]),
+)
+def test_fast_path_equals_the_line_by_line_path_on_any_bytes_and_limit(
+    body: bytes, cuts: list[int], limit: int
+) -> None:
+    # Invalid UTF-8, stray CRs, tiny limits: EventTooLarge is raised at the same read.
+    points = tuple(sorted({c for c in cuts if c < len(body)}))
+    _same_as_general(split(body, points), limit)
+
+
+@pytest.mark.parametrize("api", ["openai-chat", "anthropic-messages", "openai-responses", "gemini"])
+@pytest.mark.parametrize("shape", ["edits", "content"])
+def test_generated_streams_cut_anywhere_A1(api: str, shape: str) -> None:
+    from benchmarks.streams import StreamSpec, render
+
+    body = b"".join(render(StreamSpec(api, shape, 60)).writes)
+    expected = sse_events(body)
+    assert expected and _same_as_general([body]) == expected
+    rng = random.Random(f"{api}/{shape}")
+    for _ in range(8):
+        chunks = rechunk(body, rng)
+        assert _same_as_general(chunks) == expected
+
+
+_SSE_WIRES = (
+    "anthropic-messages",
+    "gemini",
+    "llama-server",
+    "openai-chat",
+    "openai-compatible",
+    "openai-responses",
+)
+
+
+def test_corpus_streams_cut_anywhere_A1() -> None:
+    bodies = [
+        exchange.body
+        for path in corpus_files(*_SSE_WIRES)
+        for exchange in _exchanges(path)
+        if exchange.is_sse and exchange.body
+    ]
+    assert len(bodies) > 100
+    rng = random.Random(18)
+    for body in bodies:
+        expected = _same_as_general([body])
+        for _ in range(3):
+            assert _same_as_general(rechunk(body, rng)) == expected
+
+
+def _exchanges(path: Path) -> list[Exchange]:
+    try:
+        return load_exchanges(path)
+    except (CorpusSkip, ValueError):  # not a recording (a capture list), or not here
+        return []
+
+
+@pytest.mark.parametrize(
+    ("chunks", "expected"),
+    [
+        # A bare CR inside what looks like one data line is a line break of its own.
+        ([b"data: a\rdata: b\n\n"], [("message", "a\nb")]),
+        # A second data line: not the usual shape; the lines are joined with LF.
+        ([b"data: a\ndata: b\n\ndata: c\n\n"], [("message", "a\nb"), ("message", "c")]),
+        # An LF data line closed by a CRLF blank line, and the reverse.
+        ([b"data: a\n\r\ndata: b\r\n\n"], [("message", "a"), ("message", "b")]),
+        # event: after data: (bedrock-mantle) and two event: lines (the last one holds).
+        ([b"data: {}\nevent: x\n\nevent: y\nevent: z\ndata: 1\n\n"], [("x", "{}"), ("z", "1")]),
+        # No space after the colon; an empty event name; three blank lines in a row.
+        (
+            [b"event:x\ndata:1\n\nevent: \ndata: 2\n\n\n\ndata: 3\n\n"],
+            [("x", "1"), ("message", "2"), ("message", "3")],
+        ),
+        # The event: line arrives alone, then its data: line, then another event: line alone.
+        (
+            [b"event: e\n", b"data: 1\n\nevent: f\n", b"\n", b"data: 2\n\n"],
+            [("e", "1"), ("message", "2")],
+        ),
+        ([b"event: e\n", b": ping\n", b"data: 1\n\n"], [("e", "1")]),
+        ([b"event: e\n"], []),
+        # An event: line with nothing after it, and a comment between usual events.
+        ([b"event: x\n\ndata: 1\n\n: ping\n\ndata: 2\n\n"], [("message", "1"), ("message", "2")]),
+        # Cut inside "data:", inside "event:", between the lines of one event.
+        ([b"da", b"ta: 1\n\neve", b"nt: e\n", b"data: 2\n", b"\n"], [("message", "1"), ("e", "2")]),
+        # A BOM, then the usual shape; a second BOM is data.
+        ([b"\xef\xbb", b"\xbfdata: \xef\xbb\xbf\n\n"], [("message", "\ufeff")]),
+    ],
+)
+def test_shapes_the_fast_path_must_hand_over(
+    chunks: list[bytes], expected: list[tuple[str, str]]
+) -> None:
+    assert _same_as_general(chunks) == expected
+
+
+def test_an_event_larger_than_the_limit_fails_on_either_path() -> None:
+    for body in (b"data: " + b"z" * 30 + b"\n\n", b"event: e\ndata: " + b"z" * 30 + b"\n\n"):
+        assert _same_as_general([body], 20) == ["EventTooLarge"]
+        assert _same_as_general([body], 40)[0] != "EventTooLarge"
+
+
+def test_data_of_an_unfinished_event_counts_against_the_limit_at_once() -> None:
+    # Only a lone event: line is kept for the next read; a data: line after it is read (and
+    # counted) now, so the next read's bytes are checked against what is already held.
+    assert _same_as_general([b"event: e\ndata: " + b"z" * 10 + b"\n", b"y" * 12], 20) == [
+        "EventTooLarge"
+    ]
