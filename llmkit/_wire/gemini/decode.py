@@ -158,6 +158,8 @@ class Decoder:
                 assert streamed is not None  # a template lives only while its call streams
                 self._partial(streamed, [fragment])
                 return
+            if data == template.no_op:  # an empty part between fragments: nothing happens
+                return
             self._template = None  # a full-path chunk may change what a match would mean
             if not template.hits:
                 self._template_budget -= 1
@@ -172,13 +174,29 @@ class Decoder:
             return
         self.chunk(chunk, data)
         if self._streamed is not None and self._template_budget > 0 and not self._sink.ended:
-            self._template = learn(data, chunk, self._one_fragment)
+            self._template = learn(data, chunk, self._one_fragment, self._no_op)
 
     def _one_fragment(self, chunk: Any) -> dict[str, Any] | None:
         """The fragment, when the full path reads ``chunk`` as nothing but one ``partialArgs``
         fragment for the call being streamed, which goes on (the template's check): then the
-        full path's whole work is ``_partial(streamed, [fragment])``. Every field the full path
-        reads is checked."""
+        full path's whole work is ``_partial(streamed, [fragment])``."""
+        call = self._streamed_call(chunk)
+        fragments = None if call is None else call.get("partialArgs")
+        if fragments.__class__ is not list or len(fragments) != 1:
+            return None
+        fragment = fragments[0]
+        return fragment if fragment.__class__ is dict else None
+
+    def _no_op(self, chunk: Any) -> bool:
+        """Whether the full path reads ``chunk`` as an empty part of the call being streamed
+        (``{"willContinue": true}``, QUIRKS D8): it changes nothing."""
+        call = self._streamed_call(chunk)
+        return call is not None and "partialArgs" not in call
+
+    def _streamed_call(self, chunk: Any) -> dict[str, Any] | None:
+        """The ``functionCall`` of ``chunk`` when it is all the chunk holds, it goes on with the
+        call being streamed (no name, id, args or signature) and nothing else in the chunk means
+        anything to the full path. Every field the full path reads is checked."""
         streamed = self._streamed
         if streamed is None or chunk.__class__ is not dict or chunk.get("error"):
             return None
@@ -210,11 +228,7 @@ class Decoder:
             or call.get("willContinue") is not True
         ):
             return None
-        fragments = call.get("partialArgs")
-        if fragments.__class__ is not list or len(fragments) != 1:
-            return None
-        fragment = fragments[0]
-        return fragment if fragment.__class__ is dict else None
+        return call
 
     def eof(self) -> None:
         """End of the byte stream: complete if a finish reason was seen, else truncated."""

@@ -55,10 +55,13 @@ class Template:
     same order, the path decoded once).
     """
 
-    __slots__ = ("_cut", "_head", "_path", "_prefix", "_suffix", "_tail", "hits")
+    __slots__ = ("_cut", "_head", "_path", "_prefix", "_suffix", "_tail", "hits", "no_op")
 
-    def __init__(self, prefix: str, suffix: str) -> None:
+    def __init__(self, prefix: str, suffix: str, no_op: str | None = None) -> None:
         self._prefix = prefix
+        # The same chunk without its partialArgs member (Vertex's ``{"willContinue": true}``
+        # part between array elements), when the decoder proved it means nothing.
+        self.no_op = no_op
         self._suffix = suffix
         self._cut = len(prefix) + len(suffix)
         self._head = "\x00"  # no chunk starts with it: no string piece seen yet
@@ -125,8 +128,12 @@ Check = Callable[[Any], "dict[str, Any] | None"]
 """The decoder's reading of a decoded chunk: its one fragment when the chunk means nothing but
 that fragment for the call being streamed (the fast path), else ``None``."""
 
+NoOp = Callable[[Any], bool]
+"""The decoder's reading of a decoded chunk: does it mean nothing at all (its full path would
+change nothing)?"""
 
-def learn(data: str, chunk: Any, check: Check) -> Template | None:
+
+def learn(data: str, chunk: Any, check: Check, no_op: NoOp | None = None) -> Template | None:
     """A template of ``data`` (decoded as ``chunk``), or ``None`` when ``check`` refuses it or
     the fragment's place cannot be proved."""
     if check(chunk) is None:
@@ -146,4 +153,23 @@ def learn(data: str, chunk: Any, check: Check) -> Template | None:
         return None
     if check(probe) != _SENTINEL:
         return None
-    return Template(prefix, suffix)
+    return Template(prefix, suffix, _no_op(prefix, suffix, no_op))
+
+
+def _no_op(prefix: str, suffix: str, no_op: NoOp | None) -> str | None:
+    """The chunk's text with the ``"partialArgs":[…]`` member cut out of its object, when that
+    is a JSON document the decoder's ``no_op`` reads as meaning nothing, else ``None``."""
+    if no_op is None:
+        return None
+    head = prefix[: -len(_ARRAY)]
+    if head.endswith("{") and suffix.startswith("],"):
+        text = head + suffix[2:]  # the first member: its comma after it goes too
+    elif head.endswith(",") and suffix.startswith("]"):
+        text = head[:-1] + suffix[1:]  # a later member: its comma before it goes too
+    else:
+        return None
+    try:
+        chunk = loads(text)
+    except ValueError:
+        return None
+    return text if no_op(chunk) else None

@@ -251,3 +251,52 @@ def test_signed_fragment_chunks_keep_their_signature_F2() -> None:
     decoded, _ = _both([_stream(*signed)])
     assert "sig" in decoded[-1]
     assert _arguments(decoded) == '{"a":"xyz","s":"abcd"}'
+
+
+_NO_OP = _sse({"willContinue": True})
+
+
+@pytest.mark.parametrize(
+    "middle",
+    [
+        # Vertex's empty part between array elements: skipped, the template kept.
+        [_NO_OP, _template_event('{"jsonPath":"$.n","numberValue":1}'), _NO_OP, _NO_OP],
+        # Empty parts that are not the same chunk without its fragment: the full path.
+        [_NO_OP.replace('"r1"', '"r2"'), _template_event('{"jsonPath":"$.n","numberValue":1}')],
+        [_NO_OP.replace('"ON_DEMAND"', '"PROVISIONED"')],
+        [_sse({"willContinue": True, "id": "c7"}), _NO_OP],
+        [_sse({"willContinue": True, "partialArgs": []}), _NO_OP],
+        [
+            _sse({"willContinue": False}),
+            _NO_OP,
+            _template_event('{"jsonPath":"$.n","numberValue":1}'),
+        ],
+        [_NO_OP.replace('"willContinue":true', '"willContinue":true,"args":{"a":1}')],
+    ],
+)
+def test_empty_parts_between_fragments(middle: list[str]) -> None:
+    _, hits = _both([_stream(*middle)])
+    assert hits >= 2
+
+
+def test_the_empty_part_is_learnt_whichever_member_partial_args_is() -> None:
+    fragment = '{"jsonPath":"$.a","stringValue":"x"}'
+    for call, empty in (
+        (f'{{"partialArgs":[{fragment}],"willContinue":true}}', '{"willContinue":true}'),
+        (f'{{"willContinue":true,"partialArgs":[{fragment}]}}', '{"willContinue":true}'),
+        (f'{{"partialArgs":[{fragment}]}}', None),  # no member left: not an object member cut
+    ):
+        data = f'{{"c":{{"functionCall":{call}}},"r":1}}'
+
+        def no_op(chunk: Any) -> bool:
+            return chunk["c"]["functionCall"] == {"willContinue": True}
+
+        def check(chunk: Any) -> dict[str, Any] | None:
+            return chunk["c"]["functionCall"]["partialArgs"][0]  # type: ignore[no-any-return]
+
+        learnt = template.learn(data, json.loads(data), check, no_op)
+        assert learnt is not None
+        expected = None if empty is None else f'{{"c":{{"functionCall":{empty}}},"r":1}}'
+        assert learnt.no_op == expected
+        refused = template.learn(data, json.loads(data), check, lambda chunk: False)
+        assert refused is not None and refused.no_op is None
