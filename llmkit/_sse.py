@@ -12,12 +12,6 @@ async pumps and ``parse_stream``. It works on bytes rather than text because:
   chunks is joined once, not re-copied per chunk.
 
 Comment lines (``: OPENROUTER PROCESSING``, QUIRKS A3) are skipped.
-
-Nearly every event an LLM sends is one ``data:`` line, maybe after one ``event:`` line: the text
-of whole lines is split at blank lines, and an event of that shape is sliced out of its block
-whole; any other block (comments, ``id``, several data lines, an event begun in an earlier
-read) goes line by line, so the lines seen, the events and the ``max_event_size`` checks are the
-same either way (``tests/test_sse.py`` compares the two).
 """
 
 from __future__ import annotations
@@ -68,7 +62,6 @@ class SSEDecoder:
         "_limit",
         "_pending",
         "_pending_len",
-        "_rest",
         "_started",
     )
 
@@ -76,7 +69,6 @@ class SSEDecoder:
         self._limit = max_event_size
         self._pending: list[bytes] = []  # bytes of an unterminated line
         self._pending_len = 0
-        self._rest = ""  # a complete event: line, its event's data: line still to come
         self._cr = False  # the previous chunk ended with CR: a leading LF is its CRLF pair
         self._event = ""
         self._data: list[str] = []
@@ -150,52 +142,11 @@ class SSEDecoder:
         raise EventTooLarge(size, self._limit)
 
     def _lines(self, text: str) -> list[SSEEvent]:
-        """The events completed by ``text``: whole lines, its last one ended."""
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
-        if self._rest:
-            text = self._rest + text
-            self._rest = ""
-        # Split at blank lines: each block but the last is an event's lines, then its blank
-        # line. Nearly every event an LLM sends is one ``data:`` line, maybe after one
-        # ``event:`` line: those are read from the block whole; any other block goes line by
-        # line, so the lines seen are exactly ``text.split("\n")``'s either way.
-        blocks = text.split("\n\n")
-        rest = blocks.pop()  # complete lines of an event not ended yet ("" when none)
+        lines = text.split("\n")
+        lines.pop()  # text ends with a line break: the last item is empty
         out: list[SSEEvent] = []
-        limit = self._limit
-        first = 0
-        if blocks and (self._data or self._event):  # the end of an event already begun
-            self._each(blocks[0].split("\n"), out)
-            self._each(_BLANK, out)
-            first = 1
-        # (Slices and ``in`` here, not startswith/find: those parse their arguments in C at a
-        # cost that shows per event.)
-        for block in blocks[first:] if first else blocks:
-            if len(block) <= limit:
-                if block[:6] == "data: ":
-                    if "\n" not in block:
-                        out.append(SSEEvent("message", block[6:]))
-                        continue
-                elif block[:7] == "event: ":
-                    event, _, line = block.partition("\n")
-                    if line[:6] == "data: " and "\n" not in line:
-                        out.append(SSEEvent(event[7:] or "message", line[6:]))
-                        continue
-            self._each(block.split("\n"), out)
-            self._each(_BLANK, out)
-        if rest[:7] == "event: " and "\n" not in rest[:-1]:
-            # An event: line whose data: line has not arrived: kept as text, so that the event
-            # is read whole next time (the line-by-line path would only have set _event).
-            self._rest = rest
-        elif rest:
-            lines = rest.split("\n")
-            lines.pop()  # rest ends with a line break: the last item is empty
-            self._each(lines, out)
-        return out
-
-    def _each(self, lines: list[str], out: list[SSEEvent]) -> None:
-        """Line by line: any field, comments, several data lines."""
         data = self._data
         for line in lines:
             if not line:
@@ -228,6 +179,4 @@ class SSEDecoder:
                     data.append(value)
                 # "id" and "retry" are not used by any LLM wire API; other fields are ignored
                 # as the SSE spec requires.
-
-
-_BLANK = [""]
+        return out

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmkit._sse import EventTooLarge, SSEDecoder, SSEEvent
+from llmkit._sse import EventTooLarge, SSEDecoder
 from tests.chunking import cut_points, split
 from tests.corpus import CorpusSkip, Exchange, corpus_files, load_exchanges, rechunk, sse_events
 
@@ -108,26 +108,9 @@ def test_any_chunking_gives_the_same_events(
     assert decode(*pieces) == expected
 
 
-# --------------------------------------------------------------------------- the fast path
-# SSEDecoder reads whole events of the usual shape (one ``data:`` line, maybe one ``event:`` line
-# first) from the text split at blank lines; anything else goes line by line. These compare it
-# with the line-by-line path alone (``_General``) and with the independent parser of the corpus
-# tests, over bytes cut at any offset.
-
-
-class _General(SSEDecoder):
-    """The decoder with its fast path off: every line goes through ``_each``."""
-
-    __slots__ = ()
-
-    def _lines(self, text: str) -> list[SSEEvent]:
-        if "\r" in text:
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.split("\n")
-        lines.pop()
-        out: list[SSEEvent] = []
-        self._each(lines, out)
-        return out
+# --------------------------------------------------------------------------- against the spec
+# The decoder against the independent parser of the corpus tests, over bytes cut at any offset,
+# and the same bytes fed whole (the events, and EventTooLarge, at the same read).
 
 
 def _run(decoder: SSEDecoder, chunks: list[bytes]) -> list[tuple[str, str] | str]:
@@ -141,10 +124,13 @@ def _run(decoder: SSEDecoder, chunks: list[bytes]) -> list[tuple[str, str] | str
     return out
 
 
-def _same_as_general(chunks: list[bytes], limit: int = 1 << 20) -> list[tuple[str, str] | str]:
-    fast = _run(SSEDecoder(limit), chunks)
-    assert fast == _run(_General(limit), chunks), chunks
-    return fast
+def _decoded(chunks: list[bytes], limit: int = 1 << 20) -> list[tuple[str, str] | str]:
+    """The events of ``chunks``, asserted equal to those of the same bytes in one read."""
+    events = _run(SSEDecoder(limit), chunks)
+    whole = _run(SSEDecoder(limit), [b"".join(chunks)])
+    if "EventTooLarge" not in events and "EventTooLarge" not in whole:
+        assert events == whole, chunks
+    return events
 
 
 _NEWLINES = st.sampled_from([b"\n", b"\r\n", b"\r"])
@@ -170,10 +156,10 @@ def _sse_bodies(draw: st.DrawFn) -> bytes:
 
 @settings(max_examples=400, deadline=None)
 @given(data=st.data())
-def test_fast_path_equals_the_line_by_line_path_and_the_spec(data: st.DataObject) -> None:
+def test_mixed_fields_and_line_ends_cut_anywhere_follow_the_spec(data: st.DataObject) -> None:
     body = data.draw(_sse_bodies())
     cuts = data.draw(cut_points(body)) if len(body) > 1 else ()
-    events = _same_as_general(split(body, cuts))
+    events = _decoded(split(body, cuts))
     assert events == sse_events(body + b"\n\n", flush_at_eof=True)
 
 
@@ -201,12 +187,12 @@ def test_fast_path_equals_the_line_by_line_path_and_the_spec(data: st.DataObject
     cuts=st.lists(st.integers(1, 200), max_size=10),
     limit=st.sampled_from([4, 8, 12, 20, 1 << 20]),
 )
-def test_fast_path_equals_the_line_by_line_path_on_any_bytes_and_limit(
+def test_any_bytes_and_limit_cut_anywhere_decode_as_in_one_read(
     body: bytes, cuts: list[int], limit: int
 ) -> None:
-    # Invalid UTF-8, stray CRs, tiny limits: EventTooLarge is raised at the same read.
+    # Invalid UTF-8, stray CRs, tiny limits: never anything but events or EventTooLarge.
     points = tuple(sorted({c for c in cuts if c < len(body)}))
-    _same_as_general(split(body, points), limit)
+    _decoded(split(body, points), limit)
 
 
 @pytest.mark.parametrize("api", ["openai-chat", "anthropic-messages", "openai-responses", "gemini"])
@@ -216,11 +202,11 @@ def test_generated_streams_cut_anywhere_A1(api: str, shape: str) -> None:
 
     body = b"".join(render(StreamSpec(api, shape, 60)).writes)
     expected = sse_events(body)
-    assert expected and _same_as_general([body]) == expected
+    assert expected and _decoded([body]) == expected
     rng = random.Random(f"{api}/{shape}")
     for _ in range(8):
         chunks = rechunk(body, rng)
-        assert _same_as_general(chunks) == expected
+        assert _decoded(chunks) == expected
 
 
 _SSE_WIRES = (
@@ -243,9 +229,9 @@ def test_corpus_streams_cut_anywhere_A1() -> None:
     assert len(bodies) > 100
     rng = random.Random(18)
     for body in bodies:
-        expected = _same_as_general([body])
+        expected = _decoded([body])
         for _ in range(3):
-            assert _same_as_general(rechunk(body, rng)) == expected
+            assert _decoded(rechunk(body, rng)) == expected
 
 
 def _exchanges(path: Path) -> list[Exchange]:
@@ -286,21 +272,19 @@ def _exchanges(path: Path) -> list[Exchange]:
         ([b"\xef\xbb", b"\xbfdata: \xef\xbb\xbf\n\n"], [("message", "\ufeff")]),
     ],
 )
-def test_shapes_the_fast_path_must_hand_over(
+def test_event_shapes_beyond_one_data_line(
     chunks: list[bytes], expected: list[tuple[str, str]]
 ) -> None:
-    assert _same_as_general(chunks) == expected
+    assert _decoded(chunks) == expected
 
 
-def test_an_event_larger_than_the_limit_fails_on_either_path() -> None:
+def test_an_event_larger_than_the_limit_fails_with_or_without_event_line() -> None:
     for body in (b"data: " + b"z" * 30 + b"\n\n", b"event: e\ndata: " + b"z" * 30 + b"\n\n"):
-        assert _same_as_general([body], 20) == ["EventTooLarge"]
-        assert _same_as_general([body], 40)[0] != "EventTooLarge"
+        assert _decoded([body], 20) == ["EventTooLarge"]
+        assert _decoded([body], 40)[0] != "EventTooLarge"
 
 
 def test_data_of_an_unfinished_event_counts_against_the_limit_at_once() -> None:
-    # Only a lone event: line is kept for the next read; a data: line after it is read (and
-    # counted) now, so the next read's bytes are checked against what is already held.
-    assert _same_as_general([b"event: e\ndata: " + b"z" * 10 + b"\n", b"y" * 12], 20) == [
-        "EventTooLarge"
-    ]
+    # A complete data: line is counted when it arrives, so the next read's bytes are checked
+    # against what is already held.
+    assert _decoded([b"event: e\ndata: " + b"z" * 10 + b"\n", b"y" * 12], 20) == ["EventTooLarge"]
