@@ -64,16 +64,17 @@ class Template:
         self.no_op = no_op
         self._suffix = suffix
         self._cut = len(prefix) + len(suffix)
-        self._head = "\x00"  # no chunk starts with it: no string piece seen yet
+        self._head: str | None = None  # None: no string piece seen yet
         self._tail = ""
         self._path: Any = None
         self.hits = 0
 
     def match(self, data: str) -> dict[str, Any] | None:
         """The fragment in ``data`` when ``data`` has this shape, else ``None``."""
-        if data.startswith(self._head):
+        head = self._head
+        if head is not None and data.startswith(head):
             try:
-                value, end = _scanstring(data, len(self._head))
+                value, end = _scanstring(data, len(head))
             except ValueError:
                 value, end = None, 0
             if value is not None and data[end:] == self._tail:

@@ -300,3 +300,11 @@ def test_the_empty_part_is_learnt_whichever_member_partial_args_is() -> None:
         assert learnt.no_op == expected
         refused = template.learn(data, json.loads(data), check, lambda chunk: False)
         assert refused is not None and refused.no_op is None
+
+
+def test_no_string_piece_is_read_before_one_was_learnt() -> None:
+    # A fresh template has no piece shape yet: a malformed chunk that looks like a bare string
+    # literal (here, one starting with a NUL) is not a fragment.
+    learnt = template.Template('{"a":[', "]}")
+    assert learnt.match('\x00abc"') is None
+    assert learnt.match('"abc"') is None
