@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmkit._sse import EventTooLarge, SSEDecoder
+from tests.chunking import cut_points, split
+from tests.corpus import CorpusSkip, Exchange, corpus_files, load_exchanges, rechunk, sse_events
 
 
 def decode(*chunks: bytes, limit: int = 1 << 20) -> list[tuple[str, str]]:
@@ -101,3 +106,185 @@ def test_any_chunking_gives_the_same_events(
     pieces = [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True)]
     expected = [("message", e) for e in events]
     assert decode(*pieces) == expected
+
+
+# --------------------------------------------------------------------------- against the spec
+# The decoder against the independent parser of the corpus tests, over bytes cut at any offset,
+# and the same bytes fed whole (the events, and EventTooLarge, at the same read).
+
+
+def _run(decoder: SSEDecoder, chunks: list[bytes]) -> list[tuple[str, str] | str]:
+    out: list[tuple[str, str] | str] = []
+    try:
+        for c in chunks:
+            out.extend((e.event, e.data) for e in decoder.feed(c))
+        out.extend((e.event, e.data) for e in decoder.flush())
+    except EventTooLarge:
+        out.append("EventTooLarge")
+    return out
+
+
+def _decoded(chunks: list[bytes], limit: int = 1 << 20) -> list[tuple[str, str] | str]:
+    """The events of ``chunks``, asserted equal to those of the same bytes in one read."""
+    events = _run(SSEDecoder(limit), chunks)
+    whole = _run(SSEDecoder(limit), [b"".join(chunks)])
+    if "EventTooLarge" not in events and "EventTooLarge" not in whole:
+        assert events == whole, chunks
+    return events
+
+
+_NEWLINES = st.sampled_from([b"\n", b"\r\n", b"\r"])
+_VALUES = st.sampled_from([b"", b"x", b"{}", '{"t": "ü日😀"}'.encode(), b" lead", b"a\rb", b":"])
+
+
+@st.composite
+def _sse_bodies(draw: st.DrawFn) -> bytes:
+    """Events of the usual shape among every other thing an SSE body may hold."""
+    out = [draw(st.sampled_from([b"", b"", b"\xef\xbb\xbf"]))]
+    for _ in range(draw(st.integers(0, 6))):
+        nl = draw(_NEWLINES)
+        for _ in range(draw(st.integers(0, 2))):
+            out.append(draw(st.sampled_from([b": ping", b"id: 7", b"retry: 10", b"foo: bar"])) + nl)
+        if draw(st.booleans()):
+            out.append(draw(st.sampled_from([b"event: e", b"event:", b"event:delta"])) + nl)
+        for _ in range(draw(st.integers(1, 3))):
+            out.append(draw(st.sampled_from([b"data: ", b"data:", b"data"])) + draw(_VALUES))
+            out.append(draw(st.sampled_from([nl, nl, nl, b"\n", b"\r\n", b"\r"])))
+        out.append(draw(st.sampled_from([nl, nl, nl, b"\n", b"\r\n", b"\r", b"event: late" + nl])))
+    return b"".join(out)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_mixed_fields_and_line_ends_cut_anywhere_follow_the_spec(data: st.DataObject) -> None:
+    body = data.draw(_sse_bodies())
+    cuts = data.draw(cut_points(body)) if len(body) > 1 else ()
+    events = _decoded(split(body, cuts))
+    assert events == sse_events(body + b"\n\n", flush_at_eof=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    body=st.lists(
+        st.sampled_from(
+            [
+                b"data: ",
+                b"data:",
+                b"event: ",
+                b"\n",
+                b"\r\n",
+                b"\r",
+                b": c",
+                b"x",
+                b"\xff",
+                "é😀".encode(),
+                b"\xef\xbb\xbf",
+                b"id: 1",
+            ]
+        ),
+        max_size=30,
+    ).map(b"".join),
+    cuts=st.lists(st.integers(1, 200), max_size=10),
+    limit=st.sampled_from([4, 8, 12, 20, 1 << 20]),
+)
+def test_any_bytes_and_limit_cut_anywhere_decode_as_in_one_read(
+    body: bytes, cuts: list[int], limit: int
+) -> None:
+    # Invalid UTF-8, stray CRs, tiny limits: never anything but events or EventTooLarge.
+    points = tuple(sorted({c for c in cuts if c < len(body)}))
+    _decoded(split(body, points), limit)
+
+
+@pytest.mark.parametrize("api", ["openai-chat", "anthropic-messages", "openai-responses", "gemini"])
+@pytest.mark.parametrize("shape", ["edits", "content"])
+def test_generated_streams_cut_anywhere_A1(api: str, shape: str) -> None:
+    from benchmarks.streams import StreamSpec, render
+
+    body = b"".join(render(StreamSpec(api, shape, 60)).writes)
+    expected = sse_events(body)
+    assert expected and _decoded([body]) == expected
+    rng = random.Random(f"{api}/{shape}")
+    for _ in range(8):
+        chunks = rechunk(body, rng)
+        assert _decoded(chunks) == expected
+
+
+_SSE_WIRES = (
+    "anthropic-messages",
+    "gemini",
+    "llama-server",
+    "openai-chat",
+    "openai-compatible",
+    "openai-responses",
+)
+
+
+def test_corpus_streams_cut_anywhere_A1() -> None:
+    bodies = [
+        exchange.body
+        for path in corpus_files(*_SSE_WIRES)
+        for exchange in _exchanges(path)
+        if exchange.is_sse and exchange.body
+    ]
+    assert len(bodies) > 100
+    rng = random.Random(18)
+    for body in bodies:
+        expected = _decoded([body])
+        for _ in range(3):
+            assert _decoded(rechunk(body, rng)) == expected
+
+
+def _exchanges(path: Path) -> list[Exchange]:
+    try:
+        return load_exchanges(path)
+    except (CorpusSkip, ValueError):  # not a recording (a capture list), or not here
+        return []
+
+
+@pytest.mark.parametrize(
+    ("chunks", "expected"),
+    [
+        # A bare CR inside what looks like one data line is a line break of its own.
+        ([b"data: a\rdata: b\n\n"], [("message", "a\nb")]),
+        # A second data line: not the usual shape; the lines are joined with LF.
+        ([b"data: a\ndata: b\n\ndata: c\n\n"], [("message", "a\nb"), ("message", "c")]),
+        # An LF data line closed by a CRLF blank line, and the reverse.
+        ([b"data: a\n\r\ndata: b\r\n\n"], [("message", "a"), ("message", "b")]),
+        # event: after data: (bedrock-mantle) and two event: lines (the last one holds).
+        ([b"data: {}\nevent: x\n\nevent: y\nevent: z\ndata: 1\n\n"], [("x", "{}"), ("z", "1")]),
+        # No space after the colon; an empty event name; three blank lines in a row.
+        (
+            [b"event:x\ndata:1\n\nevent: \ndata: 2\n\n\n\ndata: 3\n\n"],
+            [("x", "1"), ("message", "2"), ("message", "3")],
+        ),
+        # The event: line arrives alone, then its data: line, then another event: line alone.
+        (
+            [b"event: e\n", b"data: 1\n\nevent: f\n", b"\n", b"data: 2\n\n"],
+            [("e", "1"), ("message", "2")],
+        ),
+        ([b"event: e\n", b": ping\n", b"data: 1\n\n"], [("e", "1")]),
+        ([b"event: e\n"], []),
+        # An event: line with nothing after it, and a comment between usual events.
+        ([b"event: x\n\ndata: 1\n\n: ping\n\ndata: 2\n\n"], [("message", "1"), ("message", "2")]),
+        # Cut inside "data:", inside "event:", between the lines of one event.
+        ([b"da", b"ta: 1\n\neve", b"nt: e\n", b"data: 2\n", b"\n"], [("message", "1"), ("e", "2")]),
+        # A BOM, then the usual shape; a second BOM is data.
+        ([b"\xef\xbb", b"\xbfdata: \xef\xbb\xbf\n\n"], [("message", "\ufeff")]),
+    ],
+)
+def test_event_shapes_beyond_one_data_line(
+    chunks: list[bytes], expected: list[tuple[str, str]]
+) -> None:
+    assert _decoded(chunks) == expected
+
+
+def test_an_event_larger_than_the_limit_fails_with_or_without_event_line() -> None:
+    for body in (b"data: " + b"z" * 30 + b"\n\n", b"event: e\ndata: " + b"z" * 30 + b"\n\n"):
+        assert _decoded([body], 20) == ["EventTooLarge"]
+        assert _decoded([body], 40)[0] != "EventTooLarge"
+
+
+def test_data_of_an_unfinished_event_counts_against_the_limit_at_once() -> None:
+    # A complete data: line is counted when it arrives, so the next read's bytes are checked
+    # against what is already held.
+    assert _decoded([b"event: e\ndata: " + b"z" * 10 + b"\n", b"y" * 12], 20) == ["EventTooLarge"]

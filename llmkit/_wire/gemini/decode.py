@@ -38,10 +38,11 @@ from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
-from ..splice import BUDGET, Splice, learn
+from ..splice import BUDGET
 from ..turn_failures import fail_turn
 from .partial_args import ArgsWriter
 from .request import HOSTED_PART, SIGNATURE_CARRIER
+from .template import Template, learn
 
 __all__ = ["FINISH", "Decoder", "decode_response"]
 
@@ -124,10 +125,10 @@ class Decoder:
         "_last_usage",
         "_model",
         "_sink",
-        "_splice",
-        "_splice_budget",
         "_started",
         "_streamed",
+        "_template",
+        "_template_budget",
         "_text",
         "_thought",
     )
@@ -143,24 +144,25 @@ class Decoder:
         self._thought: int | None = None  # the open thinking block's key
         self._calls = 0  # the next call ordinal
         self._streamed: _Streamed | None = None
-        self._splice: Splice | None = None  # a streamed call's string fragment event (Vertex)
-        self._splice_budget = BUDGET
+        self._template: Template | None = None  # a streamed call's fragment chunk (Vertex)
+        self._template_budget = BUDGET
 
     def feed(self, sse: Frame) -> None:
         """One SSE event."""
         data = sse.data
-        splice = self._splice
-        if splice is not None:
-            value = splice.match(data)
-            if value is not None:  # the same event as the full path's, another string piece
-                streamed, items = splice.tag
-                fragment = dict(items)
-                fragment["stringValue"] = value
+        template = self._template
+        if template is not None:
+            fragment = template.match(data)
+            if fragment is not None:  # the same chunk as the full path's, another fragment
+                streamed = self._streamed
+                assert streamed is not None  # a template lives only while its call streams
                 self._partial(streamed, [fragment])
                 return
-            self._splice = None  # a full-path event may change what a match would mean
-            if not splice.hits:
-                self._splice_budget -= 1
+            if data == template.no_op:  # an empty part between fragments: nothing happens
+                return
+            self._template = None  # a full-path chunk may change what a match would mean
+            if not template.hits:
+                self._template_budget -= 1
         try:
             chunk = loads(data)
         except ValueError:
@@ -171,13 +173,30 @@ class Decoder:
             )
             return
         self.chunk(chunk, data)
-        if self._streamed is not None and self._splice_budget > 0 and not self._sink.ended:
-            self._splice = learn(data, chunk, self._string_fragment)
+        if self._streamed is not None and self._template_budget > 0 and not self._sink.ended:
+            self._template = learn(data, chunk, self._one_fragment, self._no_op)
 
-    def _string_fragment(self, chunk: Any) -> tuple[Any, str] | None:
-        """``((streamed call, the fragment's other fields), string)`` when the full path reads
-        ``chunk`` as nothing but one ``stringValue`` fragment for the call being streamed, which
-        goes on (the splice's check). Every field the full path reads is checked."""
+    def _one_fragment(self, chunk: Any) -> dict[str, Any] | None:
+        """The fragment, when the full path reads ``chunk`` as nothing but one ``partialArgs``
+        fragment for the call being streamed, which goes on (the template's check): then the
+        full path's whole work is ``_partial(streamed, [fragment])``."""
+        call = self._streamed_call(chunk)
+        fragments = None if call is None else call.get("partialArgs")
+        if fragments.__class__ is not list or len(fragments) != 1:
+            return None
+        fragment = fragments[0]
+        return fragment if fragment.__class__ is dict else None
+
+    def _no_op(self, chunk: Any) -> bool:
+        """Whether the full path reads ``chunk`` as an empty part of the call being streamed
+        (``{"willContinue": true}``, QUIRKS D8): it changes nothing."""
+        call = self._streamed_call(chunk)
+        return call is not None and "partialArgs" not in call
+
+    def _streamed_call(self, chunk: Any) -> dict[str, Any] | None:
+        """The ``functionCall`` of ``chunk`` when it is all the chunk holds, it goes on with the
+        call being streamed (no name, id, args or signature) and nothing else in the chunk means
+        anything to the full path. Every field the full path reads is checked."""
         streamed = self._streamed
         if streamed is None or chunk.__class__ is not dict or chunk.get("error"):
             return None
@@ -209,16 +228,7 @@ class Decoder:
             or call.get("willContinue") is not True
         ):
             return None
-        fragments = call.get("partialArgs")
-        if fragments.__class__ is not list or len(fragments) != 1:
-            return None
-        fragment = fragments[0]
-        if fragment.__class__ is not dict or fragment.get("stringValue").__class__ is not str:
-            return None
-        if fragment.get("willContinue") is not True:
-            return None  # the string's last piece: the next event has another path or value
-        items = tuple((k, v) for k, v in fragment.items() if k != "stringValue")
-        return (streamed, items), fragment["stringValue"]
+        return call
 
     def eof(self) -> None:
         """End of the byte stream: complete if a finish reason was seen, else truncated."""

@@ -1,0 +1,176 @@
+"""The fast path for Vertex's streamed ``partialArgs`` chunks (QUIRKS D8), without decoding them.
+
+A call streamed with ``streamFunctionCallArguments`` arrives as thousands of chunks that differ
+only in their one ``partialArgs`` fragment::
+
+    {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[
+    <fragment>],"willContinue":true}}]}}],"usageMetadata":{…},"modelVersion":…,"responseId":…}
+
+A :class:`Template` is such a chunk with its fragment cut out: the text before it (``prefix``,
+through ``"partialArgs":[``) and after it (``suffix``). A chunk that starts with the prefix and
+ends with the suffix, with one JSON value between them, is the same JSON document as the chunk
+the template was learnt from with another array element in that place (JSON's grammar is
+context-free: what surrounds the element parses the same whatever the element holds); only
+that element, a few dozen characters, is then decoded. Anything else (another path's shape, a
+second fragment, trailing bytes, a value that is not an object) is not a match and takes the
+decoder's full path, which judges it exactly as before.
+
+A template is learnt (:func:`learn`) from a chunk that went through the full path, and only when
+the decoder's ``check`` says the chunk meant nothing but "this one fragment for the call being
+streamed"; a sentinel fragment put in the cut's place must then be read back by ``check`` from
+the same chunk, which proves the cut is the element the decoder reads (not an equal text
+elsewhere). Unlike :mod:`llmkit._wire.splice` (one string literal), the hole here is the whole
+fragment: its path, its value of any kind and its ``willContinue`` may change from chunk to chunk.
+The decoder keeps a template only until its next full-path chunk (a call opened or ended, a
+no-op part), so a match always meets the decoder in the state the template was learnt in.
+"""
+
+from __future__ import annotations
+
+import json
+import json.decoder
+from collections.abc import Callable
+from typing import Any
+
+from ..._json.scanner import _scan, loads
+
+# json's own string scanner (C where available), strict as json.loads is; typeshed omits it.
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+__all__ = ["Template", "learn"]
+
+_ARRAY = '"partialArgs":['
+# A fragment no provider sends: a path with a NUL, a value with escapes and a line separator.
+_SENTINEL = {"jsonPath": "$['\x00llmkit']", "stringValue": "\u2028\\", "willContinue": True}
+_raw_decode = json.JSONDecoder().raw_decode
+
+
+class Template:
+    """One learnt chunk shape: ``prefix`` + one fragment object + ``suffix``.
+
+    Most fragments are the next piece of the same string (``{"jsonPath":P,"stringValue":S,
+    "willContinue":true}`` with the same P): after such a match, the text up to S's literal
+    (``_head``) and after it (``_tail``) are kept, and a chunk that has them is read with json's
+    string scanner alone, the fragment rebuilt as the scanner would have built it (same keys,
+    same order, the path decoded once).
+    """
+
+    __slots__ = ("_cut", "_head", "_path", "_prefix", "_suffix", "_tail", "hits", "no_op")
+
+    def __init__(self, prefix: str, suffix: str, no_op: str | None = None) -> None:
+        self._prefix = prefix
+        # The same chunk without its partialArgs member (Vertex's ``{"willContinue": true}``
+        # part between array elements), when the decoder proved it means nothing.
+        self.no_op = no_op
+        self._suffix = suffix
+        self._cut = len(prefix) + len(suffix)
+        self._head: str | None = None  # None: no string piece seen yet
+        self._tail = ""
+        self._path: Any = None
+        self.hits = 0
+
+    def match(self, data: str) -> dict[str, Any] | None:
+        """The fragment in ``data`` when ``data`` has this shape, else ``None``."""
+        head = self._head
+        if head is not None and data.startswith(head):
+            try:
+                value, end = _scanstring(data, len(head))
+            except ValueError:
+                value, end = None, 0
+            if value is not None and data[end:] == self._tail:
+                self.hits += 1
+                return {"jsonPath": self._path, "stringValue": value, "willContinue": True}
+        if len(data) <= self._cut or not data.startswith(self._prefix):
+            return None
+        if not data.endswith(self._suffix):
+            return None
+        start = len(self._prefix)
+        try:  # the C scanner on the element in place: no slice, no whitespace allowed
+            fragment, end = _scan(data, start)
+        except (StopIteration, ValueError, RecursionError):  # not a JSON value there
+            return None
+        if end != len(data) - len(self._suffix) or fragment.__class__ is not dict:
+            return None  # two fragments, trailing bytes, not an object: the full path
+        self.hits += 1
+        if fragment.get("willContinue") is True and fragment.keys() == _PIECE_KEYS:
+            self._learn_piece(data, start, end, fragment)
+        return fragment
+
+    def _learn_piece(self, data: str, start: int, end: int, fragment: dict[str, Any]) -> None:
+        """Keep ``_head``/``_tail`` when the fragment's text is exactly ``{"jsonPath":…,
+        "stringValue":"…","willContinue":true}``, proved by reading it back."""
+        text = data[start:end]
+        at = text.find(_VALUE)
+        if not text.startswith(_PATH) or at < 0 or not text.endswith(_MORE):
+            return
+        try:
+            path = loads(text[:at] + "}")  # the text before the value: {"jsonPath":P}
+            value, stop = _scanstring(text, at + len(_VALUE))
+        except ValueError:
+            return
+        if (
+            path != {"jsonPath": fragment["jsonPath"]}
+            or value != fragment["stringValue"]
+            or text[stop:] != _MORE
+        ):
+            return
+        self._head = data[: start + at + len(_VALUE)]
+        self._tail = _MORE + self._suffix
+        self._path = fragment["jsonPath"]
+
+
+_PIECE_KEYS = {"jsonPath": 0, "stringValue": 0, "willContinue": 0}.keys()
+_PATH = '{"jsonPath":'
+_VALUE = ',"stringValue":"'
+_MORE = ',"willContinue":true}'
+
+
+Check = Callable[[Any], "dict[str, Any] | None"]
+"""The decoder's reading of a decoded chunk: its one fragment when the chunk means nothing but
+that fragment for the call being streamed (the fast path), else ``None``."""
+
+NoOp = Callable[[Any], bool]
+"""The decoder's reading of a decoded chunk: does it mean nothing at all (its full path would
+change nothing)?"""
+
+
+def learn(data: str, chunk: Any, check: Check, no_op: NoOp | None = None) -> Template | None:
+    """A template of ``data`` (decoded as ``chunk``), or ``None`` when ``check`` refuses it or
+    the fragment's place cannot be proved."""
+    if check(chunk) is None:
+        return None
+    at = data.find(_ARRAY)
+    if at < 0 or data.find(_ARRAY, at + 1) >= 0:
+        return None  # written with spaces, or twice: no template, the full path
+    start = at + len(_ARRAY)
+    try:
+        _, end = _raw_decode(data, start)
+    except ValueError:
+        return None
+    prefix, suffix = data[:start], data[end:]
+    try:
+        probe = loads(prefix + json.dumps(_SENTINEL) + suffix)
+    except ValueError:
+        return None
+    if check(probe) != _SENTINEL:
+        return None
+    return Template(prefix, suffix, _no_op(prefix, suffix, no_op))
+
+
+def _no_op(prefix: str, suffix: str, no_op: NoOp | None) -> str | None:
+    """The chunk's text with the ``"partialArgs":[…]`` member cut out of its object, when that
+    is a JSON document the decoder's ``no_op`` reads as meaning nothing, else ``None``."""
+    if no_op is None:
+        return None
+    head = prefix[: -len(_ARRAY)]
+    if head.endswith("{") and suffix.startswith("],"):
+        text = head + suffix[2:]  # the first member: its comma after it goes too
+    elif head.endswith(",") and suffix.startswith("]"):
+        text = head[:-1] + suffix[1:]  # a later member: its comma before it goes too
+    else:
+        return None
+    try:
+        chunk = loads(text)
+    except ValueError:
+        return None
+    return text if no_op(chunk) else None
