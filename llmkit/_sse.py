@@ -115,7 +115,7 @@ class SSEDecoder:
             self._pending_len = len(tail)
         elif chunk[end] == 13:  # ends with CR
             self._cr = True
-        return self._lines(head.decode("utf-8", "replace"))
+        return self._lines(_split(head))
 
     def flush(self) -> list[SSEEvent]:
         """End of input: complete a final unterminated line and a final undelimited event.
@@ -126,11 +126,10 @@ class SSEDecoder:
         if not self._started and self._head:  # fewer than 3 bytes in all: not a BOM
             self._pending = [self._head]
             self._head = b""
-        text = b"".join(self._pending).decode("utf-8", "replace")
+        raw = b"".join(self._pending)
         self._pending = []
         self._pending_len = 0
-        events = self._lines(text + "\n\n") if text else self._lines("\n")
-        return events
+        return self._lines(_split(raw + b"\n\n") if raw else [""])
 
     def _overflow(self, size: int) -> None:
         # Drop what was buffered before raising: the memory is released at once, and a
@@ -141,11 +140,7 @@ class SSEDecoder:
         self._data_len = 0
         raise EventTooLarge(size, self._limit)
 
-    def _lines(self, text: str) -> list[SSEEvent]:
-        if "\r" in text:
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.split("\n")
-        lines.pop()  # text ends with a line break: the last item is empty
+    def _lines(self, lines: list[str]) -> list[SSEEvent]:
         out: list[SSEEvent] = []
         data = self._data
         for line in lines:
@@ -180,3 +175,16 @@ class SSEDecoder:
                 # "id" and "retry" are not used by any LLM wire API; other fields are ignored
                 # as the SSE spec requires.
         return out
+
+
+def _split(raw: bytes) -> list[str]:
+    """The lines of ``raw`` (which ends with a line break), without their breaks: CRLF, LF or
+    CR, the SSE spec's three. ``bytes.splitlines`` breaks at exactly those (``str.splitlines``
+    would also break at U+2028 and others, which a JSON string may hold raw) and no UTF-8
+    sequence holds a CR or LF byte, so each line decodes alone; for a CRLF stream (Gemini's)
+    this is half the cost of two ``str.replace`` and a split."""
+    if b"\r" in raw:
+        return [line.decode("utf-8", "replace") if line else "" for line in raw.splitlines()]
+    lines = raw.decode("utf-8", "replace").split("\n")
+    lines.pop()  # raw ends with a line break: the last item is empty
+    return lines

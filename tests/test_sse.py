@@ -42,6 +42,12 @@ def test_multibyte_character_split_across_chunks_A1() -> None:
 def test_u2028_and_u2029_do_not_split_lines_A2() -> None:
     body = 'data: {"t": "a\u2028b\u2029c\x85d"}\n\n'.encode()
     assert decode(body) == [("message", '{"t": "a\u2028b\u2029c\x85d"}')]
+    # The same in a CRLF stream (Gemini's framing, read by another path), with the other
+    # characters str.splitlines breaks at, and an invalid byte next to a CR.
+    odd = "a\u2028b\u2029c\x85d\x0be\x0cf\x1cg\x1dh\x1ei"
+    crlf = f'data: {{"t": "{odd}"}}\r\n\r\ndata: x\xff\r\n\r\n'.encode("utf-8", "surrogateescape")
+    crlf = crlf.replace(b"\xc3\xbf", b"\xff")  # a raw 0xFF byte, not U+00FF
+    assert decode(crlf) == [("message", f'{{"t": "{odd}"}}'), ("message", "x\ufffd")]
 
 
 def test_comments_and_keepalives_are_skipped_A3() -> None:
