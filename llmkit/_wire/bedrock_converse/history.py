@@ -42,7 +42,11 @@ def flatten_tool_blocks(messages: list[dict[str, Any]], diags: list[Diagnostic])
                 name = f" ({names[call_id]})" if call_id in names else ""
                 status = " (error)" if result.get("status") == "error" else ""
                 content.append({"text": f"[result of tool call {call_id}{name}{status}]"})
-                content.extend(result["content"])
+                # A server tool's result kept whole for replay (Nova's code interpreter) may
+                # carry no content: its header line is all there is to say.
+                inner = result.get("content")
+                if isinstance(inner, list):
+                    content.extend(inner)
             else:
                 content.append(block)
         message["content"] = content

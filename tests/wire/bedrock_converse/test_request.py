@@ -480,3 +480,31 @@ def test_a_turn_without_tools_after_a_tool_loop_goes_through_the_fake() -> None:
         )
     assert message.text == "Oslo: sunny."
     assert "tool_history_flattened" in kinds(message.diagnostics)
+
+
+def test_a_server_tool_result_without_content_is_flattened_too() -> None:
+    # QUIRKS G5 with a server tool's result kept whole for replay and carrying no content (found
+    # by tests/test_fuzz_streams.py: build_request raised KeyError 'content').
+    nova2 = NOVA.model_copy(update={"id": "us.amazon.nova-2-lite-v1:0"})
+    result = {
+        "toolResult": {
+            "toolUseId": "tooluse_s",
+            "type": "nova_code_interpreter_result",
+            "status": "success",
+        }
+    }
+    parts = [llmkit.ThinkingPart(replay={"bedrock": result}), llmkit.TextPart(text="2"), CALL]
+    context = llmkit.Context(
+        messages=[
+            llmkit.user("1+1?"),
+            turn(*parts, model=nova2),
+            llmkit.tool_result(CALL, "sunny"),
+        ]
+    )
+    body, diagnostics = build(nova2, context)
+    assert body["messages"][1]["content"] == [
+        {"text": "[result of tool call tooluse_s]"},
+        {"text": "2"},
+        {"text": '[tool call tooluse_1 (get_weather): {"city":"Oslo"}]'},
+    ]
+    assert "tool_history_flattened" in kinds(diagnostics)
