@@ -28,23 +28,23 @@ def flatten_tool_blocks(messages: list[dict[str, Any]], diags: list[Diagnostic])
     for message in messages:
         content: list[dict[str, Any]] = []
         for block in message["content"]:
+            # A server tool's blocks are kept whole for replay, as the provider sent them:
+            # any field may be missing there.
             if "toolUse" in block:
-                use = block["toolUse"]
-                names[use["toolUseId"]] = use["name"]
-                calls.append(use["toolUseId"])
-                arguments = json.dumps(use["input"], ensure_ascii=False, separators=(",", ":"))
-                text = f"[tool call {use['toolUseId']} ({use['name']}): {arguments}]"
-                content.append({"text": text})
+                use = _fields(block["toolUse"])
+                call_id, name = str(use.get("toolUseId", "")), str(use.get("name", ""))
+                names[call_id] = name
+                calls.append(call_id)
+                arguments = json.dumps(use.get("input"), ensure_ascii=False, separators=(",", ":"))
+                content.append({"text": f"[tool call {call_id} ({name}): {arguments}]"})
             elif "toolResult" in block:
-                result = block["toolResult"]
-                call_id = result["toolUseId"]
+                result = _fields(block["toolResult"])
+                call_id = str(result.get("toolUseId", ""))
                 results.append(call_id)
                 name = f" ({names[call_id]})" if call_id in names else ""
                 status = " (error)" if result.get("status") == "error" else ""
                 content.append({"text": f"[result of tool call {call_id}{name}{status}]"})
-                # A server tool's result kept whole for replay (Nova's code interpreter) may
-                # carry no content: its header line is all there is to say.
-                inner = result.get("content")
+                inner = result.get("content")  # none in a server tool's result, at times
                 if isinstance(inner, list):
                     content.extend(inner)
             else:
@@ -61,3 +61,7 @@ def flatten_tool_blocks(messages: list[dict[str, Any]], diags: list[Diagnostic])
                 details={"calls": calls, "results": results},
             )
         )
+
+
+def _fields(block: Any) -> dict[str, Any]:
+    return block if isinstance(block, dict) else {}

@@ -482,9 +482,9 @@ def test_a_turn_without_tools_after_a_tool_loop_goes_through_the_fake() -> None:
     assert "tool_history_flattened" in kinds(message.diagnostics)
 
 
-def test_a_server_tool_result_without_content_is_flattened_too() -> None:
-    # QUIRKS G5 with a server tool's result kept whole for replay and carrying no content (found
-    # by tests/test_fuzz_streams.py: build_request raised KeyError 'content').
+def test_server_tool_blocks_missing_fields_are_flattened_too() -> None:
+    # QUIRKS G5 with a server tool's blocks kept whole for replay, missing fields (found by
+    # tests/test_fuzz_streams.py: build_request raised KeyError 'content', then 'input').
     nova2 = NOVA.model_copy(update={"id": "us.amazon.nova-2-lite-v1:0"})
     result = {
         "toolResult": {
@@ -493,7 +493,13 @@ def test_a_server_tool_result_without_content_is_flattened_too() -> None:
             "status": "success",
         }
     }
-    parts = [llmkit.ThinkingPart(replay={"bedrock": result}), llmkit.TextPart(text="2"), CALL]
+    use = {"toolUse": {"toolUseId": "tooluse_s", "type": "server_tool_use"}}  # no name, no input
+    parts = [
+        llmkit.ThinkingPart(replay={"bedrock": use}),
+        llmkit.ThinkingPart(replay={"bedrock": result}),
+        llmkit.TextPart(text="2"),
+        CALL,
+    ]
     context = llmkit.Context(
         messages=[
             llmkit.user("1+1?"),
@@ -503,7 +509,8 @@ def test_a_server_tool_result_without_content_is_flattened_too() -> None:
     )
     body, diagnostics = build(nova2, context)
     assert body["messages"][1]["content"] == [
-        {"text": "[result of tool call tooluse_s]"},
+        {"text": "[tool call tooluse_s (): null]"},
+        {"text": "[result of tool call tooluse_s ()]"},
         {"text": "2"},
         {"text": '[tool call tooluse_1 (get_weather): {"city":"Oslo"}]'},
     ]
