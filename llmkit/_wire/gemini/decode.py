@@ -152,6 +152,17 @@ class Decoder:
         data = sse.data
         template = self._template
         if template is not None:
+            value = template.piece(data)
+            if value is not None:  # the next piece of the string in progress, most likely
+                streamed = self._streamed
+                assert streamed is not None  # a template lives only while its call streams
+                text = streamed.writer.piece(template.path, value)
+                if text is None:  # not the string the writer has open: the fragment's rules
+                    piece = {"jsonPath": template.path, "stringValue": value, "willContinue": True}
+                    self._partial(streamed, [piece])
+                elif text:
+                    self._sink.arguments(streamed.ordinal, text)
+                return
             fragment = template.match(data)
             if fragment is not None:  # the same chunk as the full path's, another fragment
                 streamed = self._streamed

@@ -69,17 +69,33 @@ class Template:
         self._path: Any = None
         self.hits = 0
 
-    def match(self, data: str) -> dict[str, Any] | None:
-        """The fragment in ``data`` when ``data`` has this shape, else ``None``."""
+    @property
+    def path(self) -> Any:
+        """The ``jsonPath`` of the string pieces :meth:`piece` reads (None before one)."""
+        return self._path
+
+    def piece(self, data: str) -> str | None:
+        """The ``stringValue`` of ``data`` when it is the next piece of the string last seen
+        (``{"jsonPath": path, "stringValue": S, "willContinue": true}`` in this chunk shape),
+        else ``None`` (then :meth:`match` decides)."""
         head = self._head
-        if head is not None and data.startswith(head):
-            try:
-                value, end = _scanstring(data, len(head))
-            except ValueError:
-                value, end = None, 0
-            if value is not None and data[end:] == self._tail:
-                self.hits += 1
-                return {"jsonPath": self._path, "stringValue": value, "willContinue": True}
+        if head is None or not data.startswith(head):
+            return None
+        try:
+            value, end = _scanstring(data, len(head))
+        except ValueError:
+            return None
+        if data[end:] != self._tail:
+            return None
+        self.hits += 1
+        return value
+
+    def match(self, data: str) -> dict[str, Any] | None:
+        """The fragment in ``data`` when ``data`` has this shape, else ``None`` (a string's
+        next piece included, though :meth:`piece` reads it for less)."""
+        value = self.piece(data)
+        if value is not None:
+            return {"jsonPath": self._path, "stringValue": value, "willContinue": True}
         if len(data) <= self._cut or not data.startswith(self._prefix):
             return None
         if not data.endswith(self._suffix):
