@@ -50,9 +50,8 @@ class Template:
 
     Most fragments are the next piece of the same string (``{"jsonPath":P,"stringValue":S,
     "willContinue":true}`` with the same P): after such a match, the text up to S's literal
-    (``_head``) and after it (``_tail``) are kept, and a chunk that has them is read with json's
-    string scanner alone, the fragment rebuilt as the scanner would have built it (same keys,
-    same order, the path decoded once).
+    (``_head``) and after it (``_tail``) are kept, and :meth:`piece` reads a chunk that has
+    them with json's string scanner alone: the value, for the path it was learnt with.
     """
 
     __slots__ = ("_cut", "_head", "_path", "_prefix", "_suffix", "_tail", "hits", "no_op")
@@ -91,11 +90,8 @@ class Template:
         return value
 
     def match(self, data: str) -> dict[str, Any] | None:
-        """The fragment in ``data`` when ``data`` has this shape, else ``None`` (a string's
-        next piece included, though :meth:`piece` reads it for less)."""
-        value = self.piece(data)
-        if value is not None:
-            return {"jsonPath": self._path, "stringValue": value, "willContinue": True}
+        """The fragment in ``data`` when ``data`` has this shape, else ``None``. The decoder
+        tries :meth:`piece` first: a string's next piece is read for less there."""
         if len(data) <= self._cut or not data.startswith(self._prefix):
             return None
         if not data.endswith(self._suffix):

@@ -312,5 +312,6 @@ def test_no_string_piece_is_read_before_one_was_learnt() -> None:
     # A fresh template has no piece shape yet: a malformed chunk that looks like a bare string
     # literal (here, one starting with a NUL) is not a fragment.
     learnt = template.Template('{"a":[', "]}")
-    assert learnt.match('\x00abc"') is None
-    assert learnt.match('"abc"') is None
+    for data in ('\x00abc"', '"abc"'):
+        assert learnt.piece(data) is None
+        assert learnt.match(data) is None
