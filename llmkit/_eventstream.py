@@ -82,10 +82,16 @@ class EventStreamMessage:
 
     __slots__ = ("data", "event", "headers", "message_type", "payload")
 
-    def __init__(self, headers: dict[str, HeaderValue], payload: bytes) -> None:
+    def __init__(
+        self,
+        headers: dict[str, HeaderValue],
+        payload: bytes,
+        kind: tuple[str, str] | None = None,
+    ) -> None:
+        """``kind``: ``(message_type, event)`` when already read from these headers."""
         self.headers = headers
         self.payload = payload
-        self.message_type, self.event = _kind(headers)
+        self.message_type, self.event = _kind(headers) if kind is None else kind
         self.data = payload.decode("utf-8", "replace")
 
     def __repr__(self) -> str:
@@ -104,7 +110,6 @@ def _kind(headers: dict[str, HeaderValue]) -> tuple[str, str]:
 
 
 _EVENT_HEADER = {"exception": ":exception-type", "error": ":error-code"}
-_NEW = object.__new__
 
 
 class EventStreamDecoder:
@@ -200,8 +205,8 @@ _HEADER_BLOCKS = 32
 """Distinct header blocks a decoder keeps parsed (a Converse stream has fewer than ten)."""
 
 
-_Block = tuple[dict[str, HeaderValue], str, str]
-"""A header block parsed: the headers, the message type and the event (:func:`_kind`)."""
+_Block = tuple[dict[str, HeaderValue], tuple[str, str]]
+"""A header block parsed: the headers, and the message type and event (:func:`_kind`)."""
 
 
 def _message(frame: bytes, seen: dict[bytes, _Block]) -> EventStreamMessage:
@@ -216,16 +221,10 @@ def _message(frame: bytes, seen: dict[bytes, _Block]) -> EventStreamMessage:
     known = seen.get(block)
     if known is None:
         headers = _headers(frame, headers_end)
-        known = (headers, *_kind(headers))
+        known = (headers, _kind(headers))
         if len(seen) < _HEADER_BLOCKS:
             seen[block] = known
-    # EventStreamMessage.__init__ with the block's reading reused (once per message).
-    message: EventStreamMessage = _NEW(EventStreamMessage)
-    headers, message.message_type, message.event = known
-    message.headers = headers.copy()
-    payload = message.payload = frame[headers_end:-4]
-    message.data = payload.decode("utf-8", "replace")
-    return message
+    return EventStreamMessage(known[0].copy(), frame[headers_end:-4], known[1])
 
 
 def _headers(frame: bytes, end: int) -> dict[str, HeaderValue]:
