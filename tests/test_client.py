@@ -287,8 +287,20 @@ def test_leaving_the_block_early_closes_the_socket_and_aborts() -> None:
         assert fake.disconnects == 1
 
 
-def test_cancelling_astream_closes_the_socket_and_aborts() -> None:
-    reply = FakeReply("y" * 400, delta_size=1, delay=0.005)
+@pytest.mark.parametrize(
+    ("reply", "timeout"),
+    [
+        (FakeReply("y" * 400, delta_size=1, delay=0.005), None),
+        # Cancelled while a read waits in a stall, the async watchdog armed: still the caller's
+        # cancellation, not a timeout.
+        (FakeReply("slow text", delta_size=1, stall_after=2, stall_seconds=30), 10.0),
+    ],
+    ids=["streaming", "read-waiting-under-the-watchdog"],
+)
+def test_cancelling_astream_closes_the_socket_and_aborts(
+    reply: FakeReply, timeout: float | None
+) -> None:
+    options: dict[str, Any] = {} if timeout is None else {"timeout": llmkit.Timeouts(idle=timeout)}
 
     async def consume(stream: llmkit.AsyncEventStream, seen: asyncio.Event) -> None:
         async for event in stream:
@@ -296,10 +308,12 @@ def test_cancelling_astream_closes_the_socket_and_aborts() -> None:
                 seen.set()
 
     async def go(fake: FakeProvider) -> llmkit.AssistantMessage:
-        async with llmkit.astream(fake.model(), CONTEXT, api_key=fake.api_key) as events:
+        async with llmkit.astream(fake.model(), CONTEXT, api_key=fake.api_key, **options) as events:
             seen = asyncio.Event()
             task = asyncio.create_task(consume(events, seen))
             await seen.wait()
+            if timeout is not None:
+                await asyncio.sleep(0.1)  # the read is waiting in the stall
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
@@ -308,10 +322,7 @@ def test_cancelling_astream_closes_the_socket_and_aborts() -> None:
     with FakeProvider([reply]) as fake:
         message = asyncio.run(go(fake))
         assert message.stop_reason == "aborted"
-        deadline = time.monotonic() + 3
-        while fake.disconnects == 0 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert fake.disconnects == 1
+        assert fake.wait_for_disconnects(1) and fake.disconnects == 1
 
 
 def test_caller_owned_client_is_used_and_not_closed() -> None:

@@ -1,15 +1,14 @@
 """Async streams enforce their idle and total timeouts with one watchdog timer per stream
 (llmkit/_watchdog.py), not with httpcore's per-read timers: httpcore's body reads get no read
 timeout at all, so each test here would hang (the fake stalls for 30 s) or fail if the
-watchdog did not fire, and the cancellation tests fail if leaving stopped closing the socket.
-All over real loopback HTTP (llmkit.testing.FakeProvider)."""
+watchdog did not fire. All over real loopback HTTP (llmkit.testing.FakeProvider). A caller's
+cancellation while the watchdog waits is tests/test_client.py's
+``test_cancelling_astream_closes_the_socket_and_aborts[read-waiting-under-the-watchdog]``."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-
-import pytest
 
 import llmkit
 from llmkit._transport import Timeouts, TransportOptions, start_body
@@ -91,34 +90,6 @@ def test_time_spent_between_reads_is_not_idle() -> None:
     with FakeProvider([FakeReply("abc", delta_size=1)]) as fake:
         message = asyncio.run(go(fake))
     assert (message.stop_reason, message.text) == ("stop", "abc")
-
-
-def test_cancelling_a_watched_read_closes_the_socket_and_propagates() -> None:
-    # The caller's cancellation, while the watchdog is armed, stays a cancellation.
-    reply = FakeReply("slow text", delta_size=1, stall_after=2, stall_seconds=30)
-
-    async def consume(stream: llmkit.AsyncEventStream, seen: asyncio.Event) -> None:
-        async for event in stream:
-            if isinstance(event, llmkit.TextDelta):
-                seen.set()
-
-    async def go(fake: FakeProvider) -> llmkit.AssistantMessage:
-        async with llmkit.astream(
-            fake.model(), CONTEXT, api_key=fake.api_key, timeout=Timeouts(idle=10)
-        ) as stream:
-            seen = asyncio.Event()
-            task = asyncio.create_task(consume(stream, seen))
-            await seen.wait()
-            await asyncio.sleep(0.1)  # the read is waiting in the stall
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
-        return stream.message
-
-    with FakeProvider([reply]) as fake:
-        message = asyncio.run(go(fake))
-        assert fake.wait_for_disconnects(1)
-    assert message.stop_reason == "aborted"
 
 
 def test_the_watchdog_moves_no_timer_while_reads_keep_coming() -> None:
