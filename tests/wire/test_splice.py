@@ -92,17 +92,22 @@ def test_no_splice_for_an_event_the_check_refuses() -> None:
     assert splice.learn(data, json.loads(data), _chat_check) is None
 
 
+def _full_path(event: str, check: Any) -> Any:
+    """What the decoder's full path reads in ``event`` (``json.loads``, then its check)."""
+    try:
+        parsed = json.loads(event)
+    except ValueError:
+        return None
+    return check(parsed)
+
+
 @given(fragment=FRAGMENTS, variant=st.integers(0, 9))
 def test_a_match_is_exactly_json_loads(fragment: str, variant: int) -> None:
     data = CHAT_EVENT % '"seed"'
     learnt = splice.learn(data, json.loads(data), _chat_check)
     assert learnt is not None
     event = CHAT_EVENT % _literals(fragment, variant)
-    try:
-        parsed = json.loads(event)
-    except ValueError:
-        parsed = None
-    expected = _chat_check(parsed) if parsed is not None else None
+    expected = _full_path(event, _chat_check)
     got = learnt.match(event)
     if got is not None:  # a match is what the full path reads; a miss is always allowed
         assert expected == (0, got)
@@ -147,11 +152,7 @@ def test_a_match_with_ignored_holes_is_exactly_json_loads(
         _literals(fragment, variant),
         _literals(padding, padding_variant),
     )
-    try:
-        parsed = json.loads(event)
-    except ValueError:
-        parsed = None
-    expected = _responses_check(parsed) if parsed is not None else None
+    expected = _full_path(event, _responses_check)
     got = learnt.match(event)
     if got is not None:
         assert expected == ("fc_1", got)
