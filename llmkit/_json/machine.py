@@ -4,16 +4,30 @@
 cut at any character), straight into the value it hands out: the open containers on the
 current path are the snapshot itself, updated in place. What a caller holds is never changed:
 before the first change after a snapshot was handed out, the containers on the path that
-anybody else holds are copied (:mod:`.ownership`). It knows nothing of feeding, laziness or
+anybody else holds are copied (:mod:`.ownership`). The tokens it matches are in
+:mod:`.grammar`. It knows nothing of feeding, laziness or
 final classification: those are ``PartialJSON``'s, in its own module, along with the design
 notes and the snapshot rules.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from .grammar import (
+    COLON,
+    ELEMENT,
+    HEX,
+    KEY,
+    LITERAL_VALUES,
+    LITERALS,
+    MEMBER,
+    NUM_RUN,
+    SIMPLE_ESCAPES,
+    START,
+    WHITESPACE,
+    decode_number,
+)
 from .ownership import Path
 from .strings import STR_RUN
 from .strings import scanstring as _scanstring
@@ -27,48 +41,6 @@ __all__ = [
     "Machine",
     "decode_number",
 ]
-
-_WHITESPACE = " \t\n\r"  # JSON's, exactly (RFC 8259)
-# The common steps, each one regex match. In an object, after a member (``, "key": ``) or after
-# "{" or "," (``"key": ``): as much as there is of a key, its colon and the start of its value
-# (a delta may end anywhere in it: each group says how far it got). In an array, after an
-# element: ``, `` and the start of the next. After a key: its colon and the start of the value.
-# Where a value is expected: its start. The start of a value: a string's opening quote and its
-# plain content ("text"), with its closing quote if that comes next ("closed"); a whole number,
-# when a delimiter follows it in the same text ("number"); or "{" / "[" ("opener"). Anything
-# else (an escape in a key, a literal, a number at the end of the text, ...) is left to the
-# general path.
-_WS = r"[ \t\n\r]*"
-_VALUE = (
-    r'(?:"(?P<text>[^"\\\x00-\x1f]*)(?P<closed>")?'
-    r"|(?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)(?=[ \t\n\r,\]}])"
-    r"|(?P<opener>[{\[]))"
-)
-_KEY_ON = (
-    r'"(?P<key>[^"\\\x00-\x1f]*)(?:(?P<quote>")(?:' + _WS + r"(?P<colon>:)" + _WS + _VALUE + "?)?)?"
-)
-_MEMBER = re.compile(_WS + "," + _WS + "(?:" + _KEY_ON + ")?")
-_KEY = re.compile(_WS + _KEY_ON)
-_ELEMENT = re.compile(_WS + "," + _WS + _VALUE + "?")
-_COLON = re.compile(_WS + ":" + _WS + _VALUE + "?")
-_START = re.compile(_WS + _VALUE)
-# Characters that may continue a number; validity is checked once the number has ended.
-_NUM_RUN = re.compile(r"[-+0-9.eE]+")
-_HEX = re.compile(r"[0-9a-fA-F]*")
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-
-_SIMPLE_ESCAPES = {
-    '"': '"',
-    "\\": "\\",
-    "/": "/",
-    "b": "\b",
-    "f": "\f",
-    "n": "\n",
-    "r": "\r",
-    "t": "\t",
-}
-_LITERALS = {"t": "true", "f": "false", "n": "null"}
-_LITERAL_VALUES: dict[str, Any] = {"true": True, "false": False, "null": None}
 
 # Parser states between tokens. The four value-expecting states come first so that one
 # comparison (``state <= _OBJ_VALUE``) selects them.
@@ -95,24 +67,6 @@ AFTER = (TOP_DONE, _ARRAFTER, _ARRAFTER, _OBJAFTER)
 
 _CONTROL = "control_character_escaped"
 _TRAILING_COMMA = "trailing_comma_removed"
-
-
-def decode_number(text: str) -> tuple[Any, str | None, int]:
-    """Convert a complete number token like ``json.loads`` does.
-
-    Returns:
-        ``(value, None, 0)``, or ``(None, message, offset of the error within text)``.
-    """
-    m = _NUMBER.fullmatch(text)
-    if m is None:
-        prefix = _NUMBER.match(text)
-        return None, "Invalid number", prefix.end() if prefix is not None else 0
-    if m.group(1) is not None or m.group(2) is not None:
-        return float(text), None, 0
-    try:
-        return int(text), None, 0
-    except ValueError:  # more digits than sys.get_int_max_str_digits(), as json.loads
-        return None, "Integer has too many digits", 0
 
 
 class Machine(Path):
@@ -170,7 +124,7 @@ class Machine(Path):
 
         The common steps are taken here, each one C-level match or scan: the string value in
         progress (to its closing quote or the end of ``s``) and the transitions of
-        :data:`_MEMBER` and its kin. Everything else goes one token or character at a time
+        :data:`.grammar.MEMBER` and its kin. Everything else goes one token or character at a time
         through :meth:`_general`, :meth:`_scan_string` and the number and literal scanners.
         ``s[:i]`` was taken already (by ``PartialJSON.snapshot_after``'s first step).
         """
@@ -226,7 +180,7 @@ class Machine(Path):
                             continue
                     i = self._scan_string(s, i)
                 elif tok == TOK_NUMBER:
-                    m = _NUM_RUN.match(s, i)
+                    m = NUM_RUN.match(s, i)
                     if m is not None:
                         self._num_parts.append(m.group())
                         i = m.end()
@@ -239,7 +193,7 @@ class Machine(Path):
                     break
                 continue
 
-            # Between tokens: the common steps first (see _MEMBER), one regex match each.
+            # Between tokens: the common steps first (see grammar.MEMBER), one regex match each.
             state = self._state
             c = s[i]
             if state == _OBJAFTER:
@@ -247,7 +201,7 @@ class Machine(Path):
                     self._state = AFTER[self.pop()]
                     i += 1
                     continue
-                m = _MEMBER.match(s, i)
+                m = MEMBER.match(s, i)
                 if m is None:
                     i = self._general(s, i)
                     continue
@@ -266,7 +220,7 @@ class Machine(Path):
                     self._state = AFTER[self.pop()]
                     i += 1
                     continue
-                m = _ELEMENT.match(s, i)
+                m = ELEMENT.match(s, i)
                 if m is None:
                     i = self._general(s, i)
                     continue
@@ -274,20 +228,20 @@ class Machine(Path):
                 state = _ARR_NEXT
                 self._comma_pos = offset + s.index(",", i)
             elif state <= _OBJ_VALUE:
-                m = _START.match(s, i)
+                m = START.match(s, i)
                 if m is None:
                     i = self._general(s, i)
                     continue
                 text, closed, number, opener = m.groups()
             elif state == _OBJ_COLON:
-                m = _COLON.match(s, i)
+                m = COLON.match(s, i)
                 if m is None:
                     i = self._general(s, i)
                     continue
                 text, closed, number, opener = m.groups()
                 state = _OBJ_VALUE
             elif state != TOP_DONE:  # _OBJ_FIRST, _OBJ_NEXT: a key
-                m = _KEY.match(s, i)
+                m = KEY.match(s, i)
                 if m is None:
                     i = self._general(s, i)
                     continue
@@ -345,7 +299,7 @@ class Machine(Path):
         self._offset = offset + n
 
     def _key(self, key: str, quote: str | None, colon: str | None) -> int:
-        """A key matched by ``_MEMBER`` or ``_KEY``, as far as it got: cut off (its string goes
+        """A key matched by ``MEMBER`` or ``KEY``, as far as it got: cut off (its string goes
         on), closed, or closed and followed by its colon. Returns the state now."""
         if quote is None:
             self._token = TOK_STRING
@@ -378,7 +332,7 @@ class Machine(Path):
         offset = self._offset
         state = self._state
         c = s[i]
-        while c in _WHITESPACE:  # usually one space, if any
+        while c in WHITESPACE:  # usually one space, if any
             i += 1
             if i == n:
                 return n
@@ -402,9 +356,9 @@ class Machine(Path):
                 self._num_parts = []
                 self._num_start = offset + i
                 return i
-            if c in _LITERALS:
+            if c in LITERALS:
                 self._token = _TOK_LITERAL
-                self._lit = _LITERALS[c]
+                self._lit = LITERALS[c]
                 self._lit_len = 1
                 return i + 1
             if c == "]" and state in (_ARR_FIRST, _ARR_NEXT):
@@ -529,7 +483,7 @@ class Machine(Path):
             if c == "u":
                 self._esc = "\\u"
                 return i + 1
-            char = _SIMPLE_ESCAPES.get(c)
+            char = SIMPLE_ESCAPES.get(c)
             if char is None:
                 self._fail("Invalid \\escape", self._esc_pos)
                 return i
@@ -541,7 +495,7 @@ class Machine(Path):
             return i + 1
         need = 6 - len(esc)
         piece = s[i : i + need]
-        m = _HEX.match(piece)
+        m = HEX.match(piece)
         if m is None or m.end() != len(piece):
             self._fail("Invalid \\uXXXX escape", self._esc_pos)
             return i
@@ -607,5 +561,5 @@ class Machine(Path):
         self._lit_len += len(piece)
         if self._lit_len == len(lit):
             self._token = TOK_NONE
-            self._commit(_LITERAL_VALUES[lit])
+            self._commit(LITERAL_VALUES[lit])
         return i + len(piece)
