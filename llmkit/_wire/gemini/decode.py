@@ -152,13 +152,16 @@ class Decoder:
         data = sse.data
         template = self._template
         if template is not None:
-            value = template.piece(data)
-            if value is not None:  # the next piece of the string in progress, most likely
+            found = template.piece(data)
+            if found is not None:  # the next piece of the string in progress, most likely
                 streamed = self._streamed
                 assert streamed is not None  # a template lives only while its call streams
-                text = streamed.writer.piece(template.path, value)
+                value, more = found
+                text = streamed.writer.piece(template.path, value, more)
                 if text is None:  # not the string the writer has open: the fragment's rules
-                    piece = {"jsonPath": template.path, "stringValue": value, "willContinue": True}
+                    piece = {"jsonPath": template.path, "stringValue": value}
+                    if more:
+                        piece["willContinue"] = True
                     self._partial(streamed, [piece])
                 elif text:
                     self._sink.arguments(streamed.ordinal, text)

@@ -116,14 +116,18 @@ class ArgsWriter:
             self._open_string = path
         return out
 
-    def piece(self, raw_path: Any, string: str) -> str | None:
-        """What :meth:`add` returns for ``{"jsonPath": raw_path, "stringValue": string,
-        "willContinue": true}`` when that fragment is the next piece of the string in progress
-        (the dominant fragment: nothing else changes), else ``None`` (then :meth:`add`)."""
+    def piece(self, raw_path: Any, string: str, more: bool = True) -> str | None:
+        """What :meth:`add` returns for ``{"jsonPath": raw_path, "stringValue": string}`` (with
+        ``"willContinue": true`` when ``more``) when that fragment is the next piece of the
+        string in progress (the dominant fragment: nothing else changes) or its last, else
+        ``None`` (then :meth:`add`)."""
         last, path = self._last
         if raw_path != last or path is None or self._open_string != path:
             return None
-        return _quote(string)[1:-1]
+        if more:
+            return _quote(string)[1:-1]
+        self._open_string = None
+        return _quote(string)[1:] if string else '"'
 
     def close(self) -> str:
         """The text that closes everything still open ("" when nothing was written)."""

@@ -49,12 +49,23 @@ class Template:
     """One learnt chunk shape: ``prefix`` + one fragment object + ``suffix``.
 
     Most fragments are the next piece of the same string (``{"jsonPath":P,"stringValue":S,
-    "willContinue":true}`` with the same P): after such a match, the text up to S's literal
-    (``_head``) and after it (``_tail``) are kept, and :meth:`piece` reads a chunk that has
-    them with json's string scanner alone: the value, for the path it was learnt with.
+    "willContinue":true}`` with the same P), or its last piece (``{"jsonPath":P,
+    "stringValue":S}``, most often ``""``): after such a match, the text up to S's literal
+    (``_head``) and after it (``_tail``, ``_last``) are kept, and :meth:`piece` reads a chunk
+    that has them with json's string scanner alone: the value, for the path it was learnt with.
     """
 
-    __slots__ = ("_cut", "_head", "_path", "_prefix", "_suffix", "_tail", "hits", "no_op")
+    __slots__ = (
+        "_cut",
+        "_head",
+        "_last",
+        "_path",
+        "_prefix",
+        "_suffix",
+        "_tail",
+        "hits",
+        "no_op",
+    )
 
     def __init__(self, prefix: str, suffix: str, no_op: str | None = None) -> None:
         self._prefix = prefix
@@ -65,6 +76,7 @@ class Template:
         self._cut = len(prefix) + len(suffix)
         self._head: str | None = None  # None: no string piece seen yet
         self._tail = ""
+        self._last = ""
         self._path: Any = None
         self.hits = 0
 
@@ -73,10 +85,11 @@ class Template:
         """The ``jsonPath`` of the string pieces :meth:`piece` reads (None before one)."""
         return self._path
 
-    def piece(self, data: str) -> str | None:
-        """The ``stringValue`` of ``data`` when it is the next piece of the string last seen
+    def piece(self, data: str) -> tuple[str, bool] | None:
+        """``(S, True)`` when ``data`` is the next piece of the string last seen
         (``{"jsonPath": path, "stringValue": S, "willContinue": true}`` in this chunk shape),
-        else ``None`` (then :meth:`match` decides)."""
+        ``(S, False)`` when it is its last (``{"jsonPath": path, "stringValue": S}``), else
+        ``None`` (then :meth:`match` decides)."""
         head = self._head
         if head is None or not data.startswith(head):
             return None
@@ -84,10 +97,15 @@ class Template:
             value, end = _scanstring(data, len(head))
         except ValueError:
             return None
-        if data[end:] != self._tail:
+        rest = data[end:]
+        if rest == self._tail:
+            more = True
+        elif rest == self._last:
+            more = False
+        else:
             return None
         self.hits += 1
-        return value
+        return value, more
 
     def match(self, data: str) -> dict[str, Any] | None:
         """The fragment in ``data`` when ``data`` has this shape, else ``None``. The decoder
@@ -111,28 +129,30 @@ class Template:
     def _learn_piece(self, data: str, start: int, end: int, fragment: dict[str, Any]) -> None:
         """Keep ``_head``/``_tail`` when the fragment's text is exactly ``{"jsonPath":…,
         "stringValue":"…","willContinue":true}``, proved by reading it back."""
-        text = data[start:end]
-        at = text.find(_VALUE)
-        if not text.startswith(_PATH) or at < 0 or not text.endswith(_MORE):
+        if not data.startswith(_PATH, start):
             return
-        try:
-            path = loads(text[:at] + "}")  # the text before the value: {"jsonPath":P}
-            value, stop = _scanstring(text, at + len(_VALUE))
+        try:  # the path's literal, then the value's, each read back by json's own scanner
+            path, at = _scanstring(data, start + len(_PATH))
+            if not data.startswith(_VALUE, at):
+                return
+            value, stop = _scanstring(data, at + len(_VALUE))
         except ValueError:
             return
         if (
-            path != {"jsonPath": fragment["jsonPath"]}
+            path != fragment["jsonPath"]
             or value != fragment["stringValue"]
-            or text[stop:] != _MORE
+            or stop + len(_MORE) != end
+            or not data.startswith(_MORE, stop)
         ):
             return
-        self._head = data[: start + at + len(_VALUE)]
+        self._head = data[: at + len(_VALUE)]
         self._tail = _MORE + self._suffix
+        self._last = "}" + self._suffix
         self._path = fragment["jsonPath"]
 
 
 _PIECE_KEYS = {"jsonPath": 0, "stringValue": 0, "willContinue": 0}.keys()
-_PATH = '{"jsonPath":'
+_PATH = '{"jsonPath":"'
 _VALUE = ',"stringValue":"'
 _MORE = ',"willContinue":true}'
 

@@ -22,7 +22,7 @@ def _both(chunks: list[bytes]) -> tuple[list[Any], int]:
     hits: list[bool] = []
     originals = template.Template.piece, template.Template.match
 
-    def piece(self: template.Template, data: str) -> str | None:
+    def piece(self: template.Template, data: str) -> tuple[str, bool] | None:
         got = originals[0](self, data)
         hits.append(got is not None)
         return got
@@ -315,3 +315,28 @@ def test_no_string_piece_is_read_before_one_was_learnt() -> None:
     for data in ('\x00abc"', '"abc"'):
         assert learnt.piece(data) is None
         assert learnt.match(data) is None
+
+
+def test_a_strings_last_piece_is_read_as_its_pieces_are() -> None:
+    # Vertex ends a streamed string with {"jsonPath": P, "stringValue": ""}: the string
+    # scanner reads it (``more`` False) once a piece of P taught the template its shape.
+    def chunk(fragment: str) -> str:
+        return _template_event(fragment)[6:-2]
+
+    learnt = _learn(chunk('{"jsonPath":"$.a","stringValue":"x","willContinue":true}'))
+    assert learnt is not None
+    assert learnt.piece(chunk('{"jsonPath":"$.a","stringValue":"x","willContinue":true}')) is None
+    learnt.match(chunk('{"jsonPath":"$.a","stringValue":"x","willContinue":true}'))
+    assert learnt.piece(chunk('{"jsonPath":"$.a","stringValue":"y","willContinue":true}')) == (
+        "y",
+        True,
+    )
+    assert learnt.piece(chunk('{"jsonPath":"$.a","stringValue":""}')) == ("", False)
+    assert learnt.piece(chunk('{"jsonPath":"$.a","stringValue":"\\u00e9\\n"}')) == ("é\n", False)
+    for other in (
+        '{"jsonPath":"$.a","stringValue":"z","willContinue":false}',
+        '{"jsonPath":"$.a","stringValue":"z" }',
+        '{"jsonPath":"$.a","stringValue":"z","x":1}',
+        '{"jsonPath":"$.b","stringValue":""}',
+    ):
+        assert learnt.piece(chunk(other)) is None
