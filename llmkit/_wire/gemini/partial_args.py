@@ -21,6 +21,7 @@ __all__ = ["ArgsWriter"]
 _quote: Callable[[str], str] = json.encoder.encode_basestring
 
 _ESCAPE = re.compile(r"\\(.)")
+_NAME = re.compile(r"[^.\[\]]+")  # a ``.name`` segment's name
 _PATH = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]")
 
 
@@ -63,10 +64,19 @@ class ArgsWriter:
     (a path revisited after its container closed, an index gap) is listed in ``problems``.
     """
 
-    __slots__ = ("_closed", "_last", "_leaves", "_open_string", "_stack", "problems")
+    __slots__ = (
+        "_closed",
+        "_last",
+        "_leaves",
+        "_open_string",
+        "_parent",
+        "_stack",
+        "problems",
+    )
 
     def __init__(self) -> None:
         self._last: tuple[Any, tuple[str | int, ...] | None] = (None, None)  # raw → parsed
+        self._parent: tuple[str | None, tuple[str | int, ...]] = (None, ())  # the same, a parent
         self._stack: list[_Frame] = []
         self._open_string: tuple[str | int, ...] | None = None
         self._leaves: set[tuple[str | int, ...]] = set()
@@ -79,7 +89,7 @@ class ArgsWriter:
         if raw_path == self._last[0] and raw_path is not None:  # a string's next fragment
             path = self._last[1]
         else:
-            path = _parse_path(raw_path)
+            path = self._parse(raw_path)
             self._last = (raw_path, path)
         if not path:
             self.problems.append((str(raw_path), "not a JSON path below the arguments"))
@@ -110,11 +120,27 @@ class ArgsWriter:
         if path in self._leaves:
             self.problems.append((str(raw_path), "the same path was written twice"))
         self._leaves.add(path)
-        out += self._enter(path[:-1], path[-1])
-        out += self._entry(self._stack[-1], path[-1], str(raw_path)) + value
+        stack, parent = self._stack, path[:-1]
+        if len(stack) != len(path) or stack[-1].path != parent:  # else: already inside it
+            out += self._enter(parent, path[-1])
+        out += self._entry(stack[-1], path[-1], str(raw_path)) + value
         if isinstance(string, str) and cont:
             self._open_string = path
         return out
+
+    def _parse(self, raw_path: Any) -> tuple[str | int, ...] | None:
+        """:func:`_parse_path`, reading a path whose parent was the last one read
+        (``$.edits[3].old`` after ``$.edits[3].line``) from that parent's reading: the
+        grammar reads a path left to right, so ``P.name`` is P's segments and then ``name``."""
+        if raw_path.__class__ is str:
+            parent, dot, name = raw_path.rpartition(".")
+            known, segments = self._parent
+            if dot and parent == known and _NAME.fullmatch(name):
+                return (*segments, name)
+        path = _parse_path(raw_path)
+        if path and path[-1].__class__ is str and raw_path.endswith("." + str(path[-1])):
+            self._parent = (raw_path[: -len(str(path[-1])) - 1], path[:-1])
+        return path
 
     def piece(self, raw_path: Any, string: str, more: bool = True) -> str | None:
         """What :meth:`add` returns for ``{"jsonPath": raw_path, "stringValue": string}`` (with

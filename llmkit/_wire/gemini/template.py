@@ -59,6 +59,7 @@ class Template:
         "_cut",
         "_head",
         "_last",
+        "_open",
         "_path",
         "_prefix",
         "_suffix",
@@ -75,8 +76,9 @@ class Template:
         self._suffix = suffix
         self._cut = len(prefix) + len(suffix)
         self._head: str | None = None  # None: no string piece seen yet
-        self._tail = ""
-        self._last = ""
+        self._open = prefix + _PATH  # a fragment that names its path first
+        self._tail = _MORE + suffix
+        self._last = "}" + suffix
         self._path: Any = None
         self.hits = 0
 
@@ -89,23 +91,39 @@ class Template:
         """``(S, True)`` when ``data`` is the next piece of the string last seen
         (``{"jsonPath": path, "stringValue": S, "willContinue": true}`` in this chunk shape),
         ``(S, False)`` when it is its last (``{"jsonPath": path, "stringValue": S}``), else
-        ``None`` (then :meth:`match` decides)."""
+        ``None`` (then :meth:`match` decides). A first piece of another path's string is read
+        here too, written exactly so: :attr:`path` is then that path, and its next pieces are
+        read from the text it was read from."""
         head = self._head
-        if head is None or not data.startswith(head):
+        if head is not None and data.startswith(head):
+            try:
+                value, end = _scanstring(data, len(head))
+            except ValueError:
+                return None
+            rest = data[end:]
+            if rest == self._tail:
+                more = True
+            elif rest == self._last:
+                more = False
+            else:
+                return None
+            self.hits += 1
+            return value, more
+        if not data.startswith(self._open):
             return None
-        try:
-            value, end = _scanstring(data, len(head))
+        try:  # the path's literal, then the value's, each read by json's own scanner
+            path, at = _scanstring(data, len(self._open))
+            if not data.startswith(_VALUE, at):
+                return None
+            value, end = _scanstring(data, at + len(_VALUE))
         except ValueError:
             return None
-        rest = data[end:]
-        if rest == self._tail:
-            more = True
-        elif rest == self._last:
-            more = False
-        else:
-            return None
+        if data[end:] != self._tail:
+            return None  # not a first piece: the full shape (match) decides
+        self._head = data[: at + len(_VALUE)]
+        self._path = path
         self.hits += 1
-        return value, more
+        return value, True
 
     def match(self, data: str) -> dict[str, Any] | None:
         """The fragment in ``data`` when ``data`` has this shape, else ``None``. The decoder
@@ -146,8 +164,6 @@ class Template:
         ):
             return
         self._head = data[: at + len(_VALUE)]
-        self._tail = _MORE + self._suffix
-        self._last = "}" + self._suffix
         self._path = fragment["jsonPath"]
 
 

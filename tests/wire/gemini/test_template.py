@@ -317,16 +317,20 @@ def test_no_string_piece_is_read_before_one_was_learnt() -> None:
         assert learnt.match(data) is None
 
 
-def test_a_strings_last_piece_is_read_as_its_pieces_are() -> None:
+def test_a_strings_first_and_last_pieces_are_read_as_its_pieces_are() -> None:
     # Vertex ends a streamed string with {"jsonPath": P, "stringValue": ""}: the string
-    # scanner reads it (``more`` False) once a piece of P taught the template its shape.
+    # scanner reads it (``more`` False) once a piece of P taught the template its shape; a
+    # first piece of any path is read by the same scanner.
     def chunk(fragment: str) -> str:
         return _template_event(fragment)[6:-2]
 
     learnt = _learn(chunk('{"jsonPath":"$.a","stringValue":"x","willContinue":true}'))
     assert learnt is not None
-    assert learnt.piece(chunk('{"jsonPath":"$.a","stringValue":"x","willContinue":true}')) is None
-    learnt.match(chunk('{"jsonPath":"$.a","stringValue":"x","willContinue":true}'))
+    assert learnt.piece(chunk('{"jsonPath":"$.b","stringValue":"y"}')) is None  # no piece yet
+    # A first piece of any path is read, and teaches the template that path's pieces.
+    first = chunk('{"jsonPath":"$.a","stringValue":"x","willContinue":true}')
+    assert learnt.piece(first) == ("x", True)
+    assert learnt.path == "$.a"
     assert learnt.piece(chunk('{"jsonPath":"$.a","stringValue":"y","willContinue":true}')) == (
         "y",
         True,
@@ -338,5 +342,18 @@ def test_a_strings_last_piece_is_read_as_its_pieces_are() -> None:
         '{"jsonPath":"$.a","stringValue":"z" }',
         '{"jsonPath":"$.a","stringValue":"z","x":1}',
         '{"jsonPath":"$.b","stringValue":""}',
+        '{"jsonPath":"$.b","stringValue":"z","willContinue":false}',
+        '{"jsonPath":"$.b","willContinue":true,"stringValue":"z"}',
+        '{"jsonPath":"$.b","stringValue":"z","willContinue":true,"x":1}',
+        '{"jsonPath":"$.b", "stringValue":"z","willContinue":true}',
+        '{"jsonPath":"\\x","stringValue":"z","willContinue":true}',
     ):
-        assert learnt.piece(chunk(other)) is None
+        assert learnt.piece(chunk(other)) is None, other
+    assert learnt.path == "$.a"
+    assert learnt.piece(
+        chunk('{"jsonPath":"$.c\\u00e9","stringValue":"z","willContinue":true}')
+    ) == (
+        "z",
+        True,
+    )
+    assert learnt.path == "$.cé"
