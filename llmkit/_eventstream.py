@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Union
 
 from ._sse import DEFAULT_MAX_EVENT_SIZE, EventTooLarge, FramingError
@@ -72,7 +74,8 @@ class EventStreamMessage:
     """One decoded message.
 
     Attributes:
-        headers: Every header, by name.
+        headers: Every header, by name (read-only: messages with the same header block share
+            one reading of it).
         payload: The payload bytes.
         message_type: ``:message-type`` (``event``, ``exception``, ``error``), ``""`` if absent.
         event: What the message is: ``:event-type`` for an event, ``:exception-type`` for an
@@ -84,7 +87,7 @@ class EventStreamMessage:
 
     def __init__(
         self,
-        headers: dict[str, HeaderValue],
+        headers: Mapping[str, HeaderValue],
         payload: bytes,
         kind: tuple[str, str] | None = None,
     ) -> None:
@@ -101,7 +104,7 @@ class EventStreamMessage:
         )
 
 
-def _kind(headers: dict[str, HeaderValue]) -> tuple[str, str]:
+def _kind(headers: Mapping[str, HeaderValue]) -> tuple[str, str]:
     """``(message_type, event)`` of a message with these headers."""
     kind = headers.get(":message-type")
     message_type = kind if isinstance(kind, str) else ""
@@ -150,8 +153,7 @@ class EventStreamDecoder:
                     total = self._need = self._prelude(buf, pos)
                 if end - pos < total:
                     break
-                # One copy (a bytearray slice would copy twice); the view is gone at once.
-                out.append(_message(bytes(memoryview(buf)[pos : pos + total]), self._headers))
+                out.append(_message(buf, pos, total, self._headers))
                 pos += total
                 self._need = None
         except FramingError as exc:
@@ -205,31 +207,39 @@ _HEADER_BLOCKS = 32
 """Distinct header blocks a decoder keeps parsed (a Converse stream has fewer than ten)."""
 
 
-_Block = tuple[dict[str, HeaderValue], tuple[str, str]]
-"""A header block parsed: the headers, and the message type and event (:func:`_kind`)."""
+_Block = tuple[Mapping[str, HeaderValue], tuple[str, str]]
+"""A header block parsed: the headers (read-only), and the message type and event
+(:func:`_kind`)."""
 
 
-def _message(frame: bytes, seen: dict[bytes, _Block]) -> EventStreamMessage:
-    """One whole message (its prelude already checked); ``seen``: header blocks parsed before,
-    by their bytes (each message gets its own copy of the headers)."""
-    (crc,) = struct.unpack_from(">I", frame, len(frame) - 4)
-    if zlib.crc32(memoryview(frame)[:-4]) != crc:
-        raise ChecksumMismatch("An event-stream message failed its CRC32 check")
-    (headers_length,) = struct.unpack_from(">I", frame, 4)
-    headers_end = _PRELUDE + headers_length
-    block = frame[_PRELUDE:headers_end]
+def _message(buf: bytearray, pos: int, total: int, seen: dict[bytes, _Block]) -> EventStreamMessage:
+    """The whole message of ``total`` bytes at ``pos`` in ``buf`` (its prelude already
+    checked), read in place: only its header block and its payload are copied out. ``seen``:
+    header blocks parsed before, by their bytes."""
+    view = memoryview(buf)
+    try:
+        end = pos + total - 4
+        (crc,) = struct.unpack_from(">I", buf, end)
+        if zlib.crc32(view[pos:end]) != crc:
+            raise ChecksumMismatch("An event-stream message failed its CRC32 check")
+        (headers_length,) = struct.unpack_from(">I", buf, pos + 4)
+        headers_end = pos + _PRELUDE + headers_length
+        block = bytes(view[pos + _PRELUDE : headers_end])
+        payload = bytes(view[headers_end:end])
+    finally:
+        view.release()  # the buffer is resized next: no export may outlive this call
     known = seen.get(block)
     if known is None:
-        headers = _headers(frame, headers_end)
-        known = (headers, _kind(headers))
+        headers = _headers(block)
+        known = (MappingProxyType(headers), _kind(headers))
         if len(seen) < _HEADER_BLOCKS:
             seen[block] = known
-    return EventStreamMessage(known[0].copy(), frame[headers_end:-4], known[1])
+    return EventStreamMessage(known[0], payload, known[1])
 
 
-def _headers(frame: bytes, end: int) -> dict[str, HeaderValue]:
+def _headers(block: bytes) -> dict[str, HeaderValue]:
     out: dict[str, HeaderValue] = {}
-    pos = _PRELUDE
+    pos, end, frame = 0, len(block), block
 
     def take(count: int) -> bytes:
         nonlocal pos
