@@ -70,7 +70,7 @@ def decode(chunks: list[bytes], limit: int = 1 << 24) -> list[tuple[dict[str, An
     for chunk in chunks:
         out += decoder.feed(chunk)
     out += decoder.flush()
-    return [(m.headers, m.payload) for m in out]
+    return [(dict(m.headers), m.payload) for m in out]
 
 
 def botocore_decode(body: bytes) -> list[tuple[dict[str, Any], bytes]]:
@@ -232,3 +232,16 @@ def test_good_messages_before_a_bad_one_in_the_same_chunk_come_first() -> None:
     assert [m.event for m in decoder.feed(good + bad)] == ["messageStart"]
     with pytest.raises(ChecksumMismatch):
         decoder.flush()
+
+
+def test_messages_with_one_header_block_share_its_reading_read_only() -> None:
+    # A stream repeats a handful of header blocks thousands of times: each is read once, and
+    # what every message holds is a read-only view of that one reading.
+    block = {":message-type": (7, "event"), ":event-type": (7, "contentBlockDelta")}
+    decoder = EventStreamDecoder()
+    first, second = decoder.feed(encode(block, b"{}") + encode(block, b"[]"))
+    assert first.headers is second.headers
+    assert first.headers == {":message-type": "event", ":event-type": "contentBlockDelta"}
+    with pytest.raises(TypeError):
+        first.headers[":event-type"] = "messageStop"  # type: ignore[index]
+    assert (first.payload, second.payload) == (b"{}", b"[]")
