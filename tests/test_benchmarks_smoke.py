@@ -152,3 +152,21 @@ def test_the_cold_start_and_structured_scenarios_run_and_render() -> None:
     rows = report.target_rows(None, None, cold)
     assert rows[0]["label"].startswith("cold start")
     assert rows[0]["value"] is not None
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_in_memory_decoding_with_h11_between_reads_gives_the_generated_calls(api: str) -> None:
+    # benchmarks/insitu.py: each contestant decodes the reads as h11 hands them over.
+    from benchmarks.insitu import decoder, measure, reads
+
+    spec = StreamSpec(api, "edits", 50)
+    expected = [c.arguments for c in expected_calls(spec)]
+    writes = render(spec).writes
+    for who in ("floor", "llmkit", "llmkit-partial"):
+        for h11_first in (False, True):
+            calls = decoder(who, api)(reads(writes, h11_first))
+            got = [c[2] for c in calls] if who == "floor" else [c.arguments for c in calls]
+            assert got == expected, (who, h11_first)
+    figures = measure(api, "edits", 50, 1)
+    assert set(figures) == {"alone", "h11"}
+    assert all(v > 0 for mode in figures.values() for v in mode.values())

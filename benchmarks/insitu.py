@@ -1,0 +1,140 @@
+"""Scenario 1 in memory, with and without the HTTP/1.1 parsing that sits between two reads.
+
+End to end, every read of a streamed body goes through h11 (the chunked framing, the state
+machine) before the decoder sees it, and that work shares the CPU's caches with the decoder's.
+This decodes scenario 1's own streams (``streams.render``: the same bytes, cut into the same
+256-512 byte writes) with no socket, in one process, two ways:
+
+- ``alone``: the writes straight into each contestant's decoding (what
+  ``instructions.py`` counts);
+- ``h11``: each write framed as one HTTP/1.1 chunk and taken out by an ``h11.Connection``
+  (``receive_data`` then ``next_event``, as httpcore does per read), then decoded.
+
+Contestants, as in ``instructions.py``: the floor (an ``httpx.Response`` over the reads,
+httpx-sse's ``EventSource.iter_sse`` and the scenario's own floor decoders; Bedrock: its
+minimal frame parser), ``llmkit`` (``llmkit.parse_stream`` over the same response) and
+``llmkit-partial`` (the same, reading ``partial_arguments`` on every ``ToolCallDelta``). Each
+figure is the best of ``--reps`` runs, in µs per event, and as a multiple of the floor's.
+
+The ``h11`` ratios track the end-to-end ones of ``run.py`` within a few percent at a fraction
+of their noise, and the difference between the two columns is the cost of running between two
+HTTP reads rather than in a tight loop: a decoder pays more per event there (its code and data
+are no longer in cache), the more the larger its footprint.
+
+    python benchmarks/insitu.py --apis anthropic-messages,gemini --shapes edits
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.instructions import APIS, SHAPES, _model, _response  # noqa: E402
+
+_HEAD = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+
+
+def reads(writes: list[bytes], h11_first: bool) -> Iterator[bytes]:
+    """The writes as the decoder gets them: as they are, or each one taken out of an HTTP/1.1
+    chunk by h11 first."""
+    if not h11_first:
+        yield from writes
+        return
+    import h11
+
+    conn = h11.Connection(h11.CLIENT)
+    conn.send(h11.Request(method="POST", target="/", headers=[("host", "x")]))
+    conn.send(h11.EndOfMessage())
+    conn.receive_data(_HEAD)
+    conn.next_event()  # the response head
+    for write in writes:
+        conn.receive_data(b"%x\r\n%b\r\n" % (len(write), write))
+        event = conn.next_event()
+        yield bytes(event.data)
+
+
+def decoder(contestant: str, api: str) -> Callable[[Iterator[bytes]], Any]:
+    """One contestant's decoding of a body's reads, to the parsed calls."""
+    from benchmarks import contestants as c
+
+    if contestant == "floor":
+        if api == "bedrock-converse":
+            return lambda chunks: c._floor_bedrock(_response(list(chunks), api).iter_bytes())
+        import httpx_sse
+
+        floor = {
+            "openai-chat": c._floor_chat,
+            "anthropic-messages": c._floor_anthropic,
+            "openai-responses": c._floor_responses,
+            "gemini": c._floor_gemini,
+        }[api]
+        return lambda chunks: floor(httpx_sse.EventSource(_response(chunks, api)).iter_sse())
+
+    import llmkit
+
+    model, delta = _model(llmkit, api), llmkit.ToolCallDelta
+    read = contestant == "llmkit-partial"
+
+    def run(chunks: Iterator[bytes]) -> Any:
+        last = None
+        for event in llmkit.parse_stream(model, _response(chunks, api).iter_bytes()):
+            if read and type(event) is delta:
+                event.partial_arguments  # noqa: B018 - the read is the point
+            last = event
+        assert last is not None
+        return last.message.tool_calls
+
+    return run
+
+
+def measure(api: str, shape: str, n: int, reps: int) -> dict[str, dict[str, float]]:
+    """µs per event, ``{"alone" | "h11": {contestant: µs}}``."""
+    from benchmarks.streams import StreamSpec, render
+
+    rendered = render(StreamSpec(api, shape, n))
+    out: dict[str, dict[str, float]] = {}
+    for mode in ("alone", "h11"):
+        out[mode] = {}
+        for who in ("floor", "llmkit", "llmkit-partial"):
+            run = decoder(who, api)
+            best = float("inf")
+            for _ in range(reps):
+                start = time.perf_counter()
+                run(reads(rendered.writes, mode == "h11"))
+                best = min(best, time.perf_counter() - start)
+            out[mode][who] = best / rendered.events * 1e6
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--apis", default=",".join(APIS))
+    parser.add_argument("--shapes", default=",".join(SHAPES))
+    parser.add_argument("--n", type=int, default=10_000)
+    parser.add_argument("--reps", type=int, default=9)
+    args = parser.parse_args(argv)
+    print(f"µs per event, best of {args.reps}, N = {args.n} (x the floor's, same row)")
+    print(f"{'wire':<20} {'shape':<8} {'reads':<6} {'floor':>7} {'llmkit':>15} {'reading':>15}")
+    for api in args.apis.split(","):
+        for shape in args.shapes.split(","):
+            for mode, per in measure(api, shape, args.n, args.reps).items():
+                floor = per["floor"]
+                cells = [
+                    f"{per[w]:6.2f} ({per[w] / floor:4.2f}x)" for w in ("llmkit", "llmkit-partial")
+                ]
+                print(
+                    f"{api:<20} {shape:<8} {mode:<6} {floor:7.2f} "
+                    + " ".join(f"{c:>15}" for c in cells)
+                )
+
+
+if __name__ == "__main__":
+    main()
