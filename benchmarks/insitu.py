@@ -58,6 +58,7 @@ def reads(writes: list[bytes], h11_first: bool) -> Iterator[bytes]:
     for write in writes:
         conn.receive_data(b"%x\r\n%b\r\n" % (len(write), write))
         event = conn.next_event()
+        assert isinstance(event, h11.Data)
         yield bytes(event.data)
 
 
@@ -67,7 +68,7 @@ def decoder(contestant: str, api: str) -> Callable[[Iterator[bytes]], Any]:
 
     if contestant == "floor":
         if api == "bedrock-converse":
-            return lambda chunks: c._floor_bedrock(_response(list(chunks), api).iter_bytes())
+            return lambda chunks: c._floor_bedrock(_response(chunks, api).iter_bytes())
         import httpx_sse
 
         floor = {
@@ -89,7 +90,7 @@ def decoder(contestant: str, api: str) -> Callable[[Iterator[bytes]], Any]:
             if read and type(event) is delta:
                 event.partial_arguments  # noqa: B018 - the read is the point
             last = event
-        assert last is not None
+        assert isinstance(last, llmkit.Done)
         return last.message.tool_calls
 
     return run

@@ -36,6 +36,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,7 @@ APIS = ("openai-chat", "anthropic-messages", "openai-responses", "gemini", "bedr
 SHAPES = ("edits", "content")
 
 
-def _response(writes: list[bytes], api: str) -> Any:
+def _response(writes: Iterable[bytes], api: str) -> Any:
     import httpx
 
     content_type = (
