@@ -494,7 +494,7 @@ def test_the_fast_path_is_taken_on_a_plain_stream(api: str) -> None:
         if api == "gemini":  # a string's next piece is read by piece(), before match()
             piece = gemini_template.Template.piece
 
-            def counted(self: Any, data: str) -> str | None:
+            def counted(self: Any, data: str) -> tuple[str, bool] | None:
                 got = piece(self, data)
                 seen.append(got is not None)
                 return got

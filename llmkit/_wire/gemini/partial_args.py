@@ -138,8 +138,10 @@ class ArgsWriter:
             if dot and parent == known and _NAME.fullmatch(name):
                 return (*segments, name)
         path = _parse_path(raw_path)
-        if path and path[-1].__class__ is str and raw_path.endswith("." + str(path[-1])):
-            self._parent = (raw_path[: -len(str(path[-1])) - 1], path[:-1])
+        if path:
+            leaf = path[-1]
+            if isinstance(leaf, str) and raw_path.endswith("." + leaf):
+                self._parent = (raw_path[: -len(leaf) - 1], path[:-1])
         return path
 
     def piece(self, raw_path: Any, string: str, more: bool = True) -> str | None:
@@ -153,7 +155,7 @@ class ArgsWriter:
         if more:
             return _quote(string)[1:-1]
         self._open_string = None
-        return _quote(string)[1:] if string else '"'
+        return _quote(string)[1:]
 
     def close(self) -> str:
         """The text that closes everything still open ("" when nothing was written)."""

@@ -48,11 +48,12 @@ _raw_decode = json.JSONDecoder().raw_decode
 class Template:
     """One learnt chunk shape: ``prefix`` + one fragment object + ``suffix``.
 
-    Most fragments are the next piece of the same string (``{"jsonPath":P,"stringValue":S,
-    "willContinue":true}`` with the same P), or its last piece (``{"jsonPath":P,
-    "stringValue":S}``, most often ``""``): after such a match, the text up to S's literal
-    (``_head``) and after it (``_tail``, ``_last``) are kept, and :meth:`piece` reads a chunk
-    that has them with json's string scanner alone: the value, for the path it was learnt with.
+    Most fragments are pieces of a string: its first (``{"jsonPath":P,"stringValue":S,
+    "willContinue":true}``, a new P), its next ones (the same with the same P) and its last
+    (``{"jsonPath":P,"stringValue":S}``, most often ``""``). :meth:`piece` reads each with json's
+    string scanner alone; a first piece leaves the text up to S's literal (``_head``) for the
+    next ones, which must end as ``_tail`` (more) or ``_last`` (the last). Any other fragment
+    is decoded whole by :meth:`match`.
     """
 
     __slots__ = (
@@ -140,34 +141,9 @@ class Template:
         if end != len(data) - len(self._suffix) or fragment.__class__ is not dict:
             return None  # two fragments, trailing bytes, not an object: the full path
         self.hits += 1
-        if fragment.get("willContinue") is True and fragment.keys() == _PIECE_KEYS:
-            self._learn_piece(data, start, end, fragment)
         return fragment
 
-    def _learn_piece(self, data: str, start: int, end: int, fragment: dict[str, Any]) -> None:
-        """Keep ``_head``/``_tail`` when the fragment's text is exactly ``{"jsonPath":…,
-        "stringValue":"…","willContinue":true}``, proved by reading it back."""
-        if not data.startswith(_PATH, start):
-            return
-        try:  # the path's literal, then the value's, each read back by json's own scanner
-            path, at = _scanstring(data, start + len(_PATH))
-            if not data.startswith(_VALUE, at):
-                return
-            value, stop = _scanstring(data, at + len(_VALUE))
-        except ValueError:
-            return
-        if (
-            path != fragment["jsonPath"]
-            or value != fragment["stringValue"]
-            or stop + len(_MORE) != end
-            or not data.startswith(_MORE, stop)
-        ):
-            return
-        self._head = data[: at + len(_VALUE)]
-        self._path = fragment["jsonPath"]
 
-
-_PIECE_KEYS = {"jsonPath": 0, "stringValue": 0, "willContinue": 0}.keys()
 _PATH = '{"jsonPath":"'
 _VALUE = ',"stringValue":"'
 _MORE = ',"willContinue":true}'
