@@ -10,10 +10,9 @@ This decodes scenario 1's own streams (``streams.render``: the same bytes, cut i
 - ``h11``: each write framed as one HTTP/1.1 chunk and taken out by an ``h11.Connection``
   (``receive_data`` then ``next_event``, as httpcore does per read), then decoded.
 
-Contestants, as in ``instructions.py``: the floor (an ``httpx.Response`` over the reads,
-httpx-sse's ``EventSource.iter_sse`` and the scenario's own floor decoders; Bedrock: its
-minimal frame parser), ``llmkit`` (``llmkit.parse_stream`` over the same response) and
-``llmkit-partial`` (the same, reading ``partial_arguments`` on every ``ToolCallDelta``). Each
+Contestants and their decoding are ``instructions.py``'s (:func:`~benchmarks.instructions.decoder`):
+the floor, ``llmkit`` and ``llmkit-partial`` (reading ``partial_arguments`` on every
+``ToolCallDelta``). Each
 figure is the best of ``--reps`` runs, in µs per event, and as a multiple of the floor's.
 
 The ``h11`` ratios track the end-to-end ones of ``run.py`` within a few percent at a fraction
@@ -29,15 +28,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.instructions import APIS, SHAPES, _model, _response  # noqa: E402
+from benchmarks.instructions import APIS, SHAPES, decoder  # noqa: E402
 
 _HEAD = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
 
@@ -60,40 +58,6 @@ def reads(writes: list[bytes], h11_first: bool) -> Iterator[bytes]:
         event = conn.next_event()
         assert isinstance(event, h11.Data)
         yield bytes(event.data)
-
-
-def decoder(contestant: str, api: str) -> Callable[[Iterator[bytes]], Any]:
-    """One contestant's decoding of a body's reads, to the parsed calls."""
-    from benchmarks import contestants as c
-
-    if contestant == "floor":
-        if api == "bedrock-converse":
-            return lambda chunks: c._floor_bedrock(_response(chunks, api).iter_bytes())
-        import httpx_sse
-
-        floor = {
-            "openai-chat": c._floor_chat,
-            "anthropic-messages": c._floor_anthropic,
-            "openai-responses": c._floor_responses,
-            "gemini": c._floor_gemini,
-        }[api]
-        return lambda chunks: floor(httpx_sse.EventSource(_response(chunks, api)).iter_sse())
-
-    import llmkit
-
-    model, delta = _model(llmkit, api), llmkit.ToolCallDelta
-    read = contestant == "llmkit-partial"
-
-    def run(chunks: Iterator[bytes]) -> Any:
-        last = None
-        for event in llmkit.parse_stream(model, _response(chunks, api).iter_bytes()):
-            if read and type(event) is delta:
-                event.partial_arguments  # noqa: B018 - the read is the point
-            last = event
-        assert isinstance(last, llmkit.Done)
-        return last.message.tool_calls
-
-    return run
 
 
 def measure(api: str, shape: str, n: int, reps: int) -> dict[str, dict[str, float]]:

@@ -36,7 +36,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -57,47 +57,55 @@ def _response(writes: Iterable[bytes], api: str) -> Any:
     return httpx.Response(200, headers={"content-type": content_type}, content=iter(writes))
 
 
+def decoder(contestant: str, api: str) -> Callable[[Iterable[bytes]], list[tuple[Any, str, Any]]]:
+    """``contestant``'s decoding of a body's reads, in memory, to ``(id, name, arguments)`` per
+    call: the floor (an ``httpx.Response`` over the reads, httpx-sse and the scenario's floor
+    decoders; Bedrock's minimal frame parser) or ``llmkit.parse_stream`` over the same
+    response, reading ``partial_arguments`` on every ``ToolCallDelta`` for ``llmkit-partial``.
+    The reads are pulled as the decoding goes."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks import contestants as c
+
+    if contestant == "floor":
+        if api == "bedrock-converse":
+            return lambda reads: c._floor_bedrock(_response(reads, api).iter_bytes())
+        import httpx_sse
+
+        floor = {
+            "openai-chat": c._floor_chat,
+            "anthropic-messages": c._floor_anthropic,
+            "openai-responses": c._floor_responses,
+            "gemini": c._floor_gemini,
+        }[api]
+        return lambda reads: floor(httpx_sse.EventSource(_response(reads, api)).iter_sse())
+
+    import llmkit
+
+    model, delta = _model(llmkit, api), llmkit.ToolCallDelta
+    read = contestant == "llmkit-partial"
+
+    def run(reads: Iterable[bytes]) -> list[tuple[Any, str, Any]]:
+        last = None
+        for event in llmkit.parse_stream(model, _response(reads, api).iter_bytes()):
+            if read and type(event) is delta:
+                event.partial_arguments  # noqa: B018 - the read is the point
+            last = event
+        assert isinstance(last, llmkit.Done)
+        return [(t.id, t.name, t.arguments) for t in last.message.tool_calls]
+
+    return run
+
+
 def child(contestant: str, api: str, shape: str, path: str) -> str:
     """Decode the writes pickled at ``path`` as ``contestant``; the calls' digest."""
     with open(path, "rb") as f:
         writes: list[bytes] = pickle.load(f)
     sys.path.insert(0, str(ROOT))
-    from benchmarks import contestants as c
     from benchmarks.streams import NO_IDS, digest
 
-    if contestant == "floor":
-        import httpx_sse
-
-        response = _response(writes, api)
-        if api == "bedrock-converse":
-            calls = c._floor_bedrock(response.iter_bytes())
-        else:
-            decode = {
-                "openai-chat": c._floor_chat,
-                "anthropic-messages": c._floor_anthropic,
-                "openai-responses": c._floor_responses,
-                "gemini": c._floor_gemini,
-            }[api]
-            calls = decode(httpx_sse.EventSource(response).iter_sse())
-        return digest(calls)
-
-    import llmkit
-
-    model = _model(llmkit, api)
-    ToolCallDelta = llmkit.ToolCallDelta
-    stream = llmkit.parse_stream(model, _response(writes, api).iter_bytes())
-    last: Any = None
-    if contestant == "llmkit-partial":
-        for event in stream:
-            if type(event) is ToolCallDelta:
-                event.partial_arguments  # noqa: B018 - the read is the point
-            last = event
-    else:
-        for event in stream:
-            last = event
-    message = last.message
-    own_ids = api not in NO_IDS
-    return digest([(t.id if own_ids else None, t.name, t.arguments) for t in message.tool_calls])
+    own_ids = api not in NO_IDS  # (the floor has None there too: the wire sends none)
+    calls = decoder(contestant, api)(writes)
+    return digest([(i if own_ids else None, name, args) for i, name, args in calls])
 
 
 def _model(llmkit: Any, api: str) -> Any:

@@ -157,7 +157,8 @@ def test_the_cold_start_and_structured_scenarios_run_and_render() -> None:
 @pytest.mark.parametrize("api", APIS)
 def test_in_memory_decoding_with_h11_between_reads_gives_the_generated_calls(api: str) -> None:
     # benchmarks/insitu.py: each contestant decodes the reads as h11 hands them over.
-    from benchmarks.insitu import decoder, measure, reads
+    from benchmarks.insitu import measure, reads
+    from benchmarks.instructions import decoder
 
     spec = StreamSpec(api, "edits", 50)
     expected = [c.arguments for c in expected_calls(spec)]
@@ -165,8 +166,7 @@ def test_in_memory_decoding_with_h11_between_reads_gives_the_generated_calls(api
     for who in ("floor", "llmkit", "llmkit-partial"):
         for h11_first in (False, True):
             calls = decoder(who, api)(reads(writes, h11_first))
-            got = [c[2] for c in calls] if who == "floor" else [c.arguments for c in calls]
-            assert got == expected, (who, h11_first)
+            assert [args for _, _, args in calls] == expected, (who, h11_first)
     figures = measure(api, "edits", 50, 1)
     assert set(figures) == {"alone", "h11"}
     assert all(v > 0 for mode in figures.values() for v in mode.values())
