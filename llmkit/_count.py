@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from . import _wire
+from ._clients import default_async_client, default_client
 from ._errors import InvalidRequestError, StreamError
 from ._json.scanner import loads
 from ._messages import Context
@@ -31,7 +32,6 @@ from ._transport import (
     run_async,
     run_sync,
     send_plan,
-    ssl_context,
     start_body,
 )
 from ._wire.contract import TokenCounter
@@ -109,19 +109,14 @@ def count_tokens(model: Model, context: Context, **options: Unpack[RequestOption
     request, transport, client, counter = count_request(model, context, **options)
     if client is not None and not isinstance(client, httpx.Client):
         raise InvalidRequestError("count_tokens() needs an httpx.Client as client=")
-    owned = client is None
-    http = client if client is not None else httpx.Client(verify=ssl_context(), timeout=None)
+    http = client if client is not None else default_client()
+    _start(transport)
+    response = run_sync(send_plan(request, transport), http)
+    start_body(request, transport)
     try:
-        _start(transport)
-        response = run_sync(send_plan(request, transport), http)
-        start_body(request, transport)
-        try:
-            return _count(counter, response.read())
-        finally:
-            response.close()
+        return _count(counter, response.read())
     finally:
-        if owned:
-            http.close()
+        response.close()
 
 
 async def acount_tokens(model: Model, context: Context, **options: Unpack[RequestOptions]) -> int:
@@ -129,8 +124,11 @@ async def acount_tokens(model: Model, context: Context, **options: Unpack[Reques
     request, transport, client, counter = count_request(model, context, **options)
     if client is not None and not isinstance(client, httpx.AsyncClient):
         raise InvalidRequestError("acount_tokens() needs an httpx.AsyncClient as client=")
-    owned = client is None
-    http = client if client is not None else httpx.AsyncClient(verify=ssl_context(), timeout=None)
+    owned = False
+    if client is not None:
+        http = client
+    else:
+        http, owned = default_async_client()
     try:
         _start(transport)
         response = await run_async(send_plan(request, transport), http)

@@ -21,6 +21,7 @@ from typing import Any, cast
 
 import httpx
 
+from ._clients import default_async_client, default_client
 from ._diagnostics import Diagnostic
 from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
 from ._events import Event
@@ -37,7 +38,6 @@ from ._transport import (
     run_async,
     run_sync,
     send_plan,
-    ssl_context,
     start_body,
 )
 from ._wire.features import function_tools
@@ -186,19 +186,14 @@ class EventStream:
 
     def __init__(self, model: Model, context: Context, options: RequestOptions) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.Client)
-        self._owned = self._x.client is None
         self._iter: Iterator[Event] | None = None
 
     def __enter__(self) -> EventStream:
         x = self._x
         if x.client is None:
-            x.client = httpx.Client(verify=ssl_context(), timeout=None)
+            x.client = default_client()
         x.start_clock()
-        try:
-            x.response = run_sync(send_plan(x.request, x.transport), x.client)
-        except BaseException:  # catch-all: only closes the client, then re-raises
-            self._close_client()
-            raise
+        x.response = run_sync(send_plan(x.request, x.transport), x.client)
         start_body(x.request, x.transport)
         x.open_pipeline()
         self._iter = self._events()
@@ -230,12 +225,6 @@ class EventStream:
             self._iter.close()
         if x.response is not None:
             x.response.close()
-        self._close_client()
-
-    def _close_client(self) -> None:
-        if self._owned and self._x.client is not None:
-            self._x.client.close()
-            self._x.client = None
 
     def _events(self) -> Iterator[Event]:
         x = self._x
@@ -268,13 +257,13 @@ class AsyncEventStream:
 
     def __init__(self, model: Model, context: Context, options: RequestOptions) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.AsyncClient)
-        self._owned = self._x.client is None
+        self._owned = False  # a client made for this call alone (outside asyncio), closed after
         self._iter: AsyncIterator[Event] | None = None
 
     async def __aenter__(self) -> AsyncEventStream:
         x = self._x
         if x.client is None:
-            x.client = httpx.AsyncClient(verify=ssl_context(), timeout=None)
+            x.client, self._owned = default_async_client()
         x.start_clock()
         try:
             x.response = await run_async(send_plan(x.request, x.transport), x.client)

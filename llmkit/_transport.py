@@ -132,7 +132,7 @@ Op = Send | Read | Notify | Sleep
 
 @functools.lru_cache(maxsize=1)
 def ssl_context() -> ssl.SSLContext:
-    """The SSL context of every client llmkit makes for one call. Building one loads the CA
+    """The SSL context of every client llmkit makes (``_clients``). Building one loads the CA
     bundle (milliseconds each, a stall when a thousand calls start at once); a context is
     not changed by the connections that use it, so one is shared (verification stays on)."""
     return httpx.create_ssl_context()
