@@ -15,10 +15,11 @@ process:
 Then it tells the server to end the streams (``POST /release/<token>``) and checks every
 stream's text.
 
-Modes: ``llmkit-per-call`` (``llmkit.astream`` without ``client=``: one ``httpx.AsyncClient``
-per call, llmkit's default), ``llmkit-shared`` (one ``httpx.AsyncClient(limits=
-httpx.Limits(max_connections=2000))`` passed as ``client=``), and ``floor-shared`` (httpx +
-httpx-sse with the same shared client: the reference). Prints one JSON line.
+Modes: ``llmkit-default`` (``llmkit.astream`` without ``client=``: llmkit's default, the event
+loop's shared client, which keeps no connection past a call), ``llmkit-shared`` (one
+``httpx.AsyncClient(limits=httpx.Limits(max_connections=2000))`` passed as ``client=``), and
+``floor-shared`` (httpx + httpx-sse with the same shared client: the reference).
+Prints one JSON line.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .measure import rss_bytes
 from .server import raise_fd_limit
 from .streams import slow_text
 
-MODES = ("llmkit-per-call", "llmkit-shared", "floor-shared")
+MODES = ("llmkit-default", "llmkit-shared", "floor-shared")
 TICK = 0.005  # the ticker's sleep (s)
 
 
@@ -121,7 +122,7 @@ def _contestant(mode: str) -> tuple[OneStream, Any]:
     import httpx
 
     shared = None
-    if mode != "llmkit-per-call":
+    if mode != "llmkit-default":
         shared = httpx.AsyncClient(timeout=None, limits=httpx.Limits(max_connections=2000))
     if mode == "floor-shared":
         assert shared is not None

@@ -24,7 +24,8 @@ Contestants:
   ``converse_stream(...)``, ``toolUse.input`` fragments joined and parsed once.
 
 The floor and the SDKs keep one client for the process (their documented use); llmkit is called
-as documented, without ``client=``, so its per-call client is part of its time.
+as documented, without ``client=``, so it opens a connection per request (its default client
+keeps none past a call): that is part of its time.
 """
 
 from __future__ import annotations

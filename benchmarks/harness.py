@@ -476,7 +476,7 @@ def measure_bound(spec: StreamSpec, reps: int = 5) -> float:
 
 # -- concurrency ------------------------------------------------------------------------------
 
-CONCURRENCY_MODES = ("llmkit-per-call", "llmkit-shared", "floor-shared")
+CONCURRENCY_MODES = ("llmkit-default", "llmkit-shared", "floor-shared")
 
 
 def run_concurrency(

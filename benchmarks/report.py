@@ -332,7 +332,7 @@ def target_rows(
     modes = (concurrency or {}).get("modes") or {}
     floor = modes.get("floor-shared", {})
     if concurrency and "error" not in floor:
-        for mode in ("llmkit-shared", "llmkit-per-call"):
+        for mode in ("llmkit-shared", "llmkit-default"):
             result = modes.get(mode)
             if result is None:
                 continue
@@ -348,7 +348,7 @@ def target_rows(
                 else "FAILED",
                 TARGET_EXTRA_KIB,
             )
-        for mode in ("llmkit-shared", "llmkit-per-call"):
+        for mode in ("llmkit-shared", "llmkit-default"):
             result = modes.get(mode)
             if result is None:
                 continue
@@ -703,8 +703,8 @@ def _scenario1(tp: Throughput, imports: dict[str, float | None] | None) -> str:
         f"offsets into {MIN_WRITE}-{MAX_WRITE} byte chunks (deterministic per seed). Each run "
         "is its own process: import, one warm-up request (40 deltas), then one timed request, "
         "from issuing it until the 4 parsed calls are in hand. The floor and the SDKs keep one "
-        "client per process; llmkit is called as documented, without `client=`, so its "
-        f"per-call `httpx.Client` is in its time. Median of {tp.reps} runs"
+        "client per process; llmkit is called as documented, without `client=`, so it opens "
+        f"a connection per request (its default client keeps none). Median of {tp.reps} runs"
         + (f" ({tp.large_reps} at N ≥ {_n(LARGE_N)}, " if tp.large_reps else " (")
         + f"{LONG_REPS} for a cell whose first run took over {tp.cap / 2:g} s), contestants "
         "interleaved (the order "
@@ -750,8 +750,9 @@ def _scenario2(concurrency: dict[str, Any]) -> str:
         "RSS before) / streams, the median of 8 samples. Stalls: a ticker task sleeps 5 ms "
         "and records how late it wakes; *steady* = every stream open; *launch* = from "
         "creating the tasks until every stream has received text (every call's synchronous "
-        "setup and connection happen in that burst). `llmkit-per-call` is llmkit's default "
-        "(an `httpx.AsyncClient` per call); `llmkit-shared` passes one "
+        "setup and connection happen in that burst). `llmkit-default` is llmkit's default "
+        "(no `client=`: the event loop's shared client, no connection kept past a call); "
+        "`llmkit-shared` passes one "
         "`httpx.AsyncClient(limits=httpx.Limits(max_connections=2000))` as `client=`; "
         "`floor-shared` is httpx + httpx-sse with that shared client, for reference.",
         "",
