@@ -129,8 +129,7 @@ class RequestOptions(TypedDict, total=False):
     closed. Without one, calls share a client of llmkit's (one per process, one per asyncio
     event loop) that keeps no connection and no cookie past a call and sets no connection
     limit: each call opens its own connection and closes it when it ends. Proxies are read
-    from the environment when that client is made. Pass a client of your own to reuse
-    connections."""
+    from the environment when that client is made."""
 
     on_request: Callable[[dict[str, Any]], dict[str, Any] | None]
     """Called with the JSON body (a dict) just before it is encoded; it may change it in place
