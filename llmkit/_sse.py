@@ -156,12 +156,15 @@ class SSEDecoder:
                     self._data_len = 0
                 self._event = ""
                 continue
-            if line.startswith("data:"):
-                value = line[6:] if line.startswith("data: ") else line[5:]
-                data.append(value)
-                self._data_len += len(value)
-                if self._data_len > self._limit:
-                    self._overflow(self._data_len)
+            # The two lines of nearly every event first, each by one test: "data: " and
+            # "event: " with the single space the SSE spec strips.
+            if line.startswith("data: "):
+                value = line[6:]
+            elif line.startswith("event: "):
+                self._event = line[7:]
+                continue
+            elif line.startswith("data:"):
+                value = line[5:]
             elif line[0] == ":":
                 continue  # comment / keepalive (QUIRKS A3)
             else:
@@ -174,6 +177,11 @@ class SSEDecoder:
                     data.append(value)
                 # "id" and "retry" are not used by any LLM wire API; other fields are ignored
                 # as the SSE spec requires.
+                continue
+            data.append(value)
+            self._data_len += len(value)
+            if self._data_len > self._limit:
+                self._overflow(self._data_len)
         return out
 
 

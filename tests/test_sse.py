@@ -139,6 +139,8 @@ def _decoded(chunks: list[bytes], limit: int = 1 << 20) -> list[tuple[str, str] 
     return events
 
 
+# Every form of the event line (one space stripped, none, two, a colon in the value).
+_EVENT_LINES = [b"event: e", b"event:", b"event:delta", b"event: ", b"event:  two", b"event: a:b"]
 _NEWLINES = st.sampled_from([b"\n", b"\r\n", b"\r"])
 _VALUES = st.sampled_from([b"", b"x", b"{}", '{"t": "ü日😀"}'.encode(), b" lead", b"a\rb", b":"])
 
@@ -152,7 +154,7 @@ def _sse_bodies(draw: st.DrawFn) -> bytes:
         for _ in range(draw(st.integers(0, 2))):
             out.append(draw(st.sampled_from([b": ping", b"id: 7", b"retry: 10", b"foo: bar"])) + nl)
         if draw(st.booleans()):
-            out.append(draw(st.sampled_from([b"event: e", b"event:", b"event:delta"])) + nl)
+            out.append(draw(st.sampled_from(_EVENT_LINES)) + nl)
         for _ in range(draw(st.integers(1, 3))):
             out.append(draw(st.sampled_from([b"data: ", b"data:", b"data"])) + draw(_VALUES))
             out.append(draw(st.sampled_from([nl, nl, nl, b"\n", b"\r\n", b"\r"])))
