@@ -56,6 +56,9 @@ bytes for byte arrays and UUIDs (as botocore decodes them)."""
 _PRELUDE = 12  # total length, headers length, prelude CRC
 _MINIMUM = _PRELUDE + 4  # a message with no headers and no payload
 _INTS = {2: (1, ">b"), 3: (2, ">h"), 4: (4, ">i"), 5: (8, ">q"), 8: (8, ">q")}
+_unpack_prelude = struct.Struct(">III").unpack_from
+_unpack_u32 = struct.Struct(">I").unpack_from
+_crc32 = zlib.crc32
 
 
 class ChecksumMismatch(FramingError):
@@ -146,24 +149,45 @@ class EventStreamDecoder:
         buf += chunk
         out: list[EventStreamMessage] = []
         pos, end = 0, len(buf)
+        seen = self._headers
+        # One view of the buffer for the whole call (each message is read in place: the CRCs
+        # over it, only the header block and the payload copied out), released before the
+        # buffer is resized. The prelude and the message are read inline: a stream has tens of
+        # thousands of messages, each one pass of this loop.
+        view = memoryview(buf)
+        failure: FramingError | None = None
         try:
             while end - pos >= _PRELUDE:
                 total = self._need
                 if total is None:
-                    total = self._need = self._prelude(buf, pos)
+                    total, headers_length, crc = _unpack_prelude(buf, pos)
+                    if _crc32(view[pos : pos + 8]) != crc:
+                        raise ChecksumMismatch("An event-stream prelude failed its CRC32 check")
+                    if total < _MINIMUM or headers_length > total - _MINIMUM:
+                        raise MalformedFrame(
+                            "An event-stream prelude is inconsistent "
+                            f"(total {total}, headers {headers_length})"
+                        )
+                    if total > self._limit:
+                        raise EventTooLarge(total, self._limit, "Event-stream message")
+                    self._need = total
                 if end - pos < total:
                     break
-                out.append(_message(buf, pos, total, self._headers))
+                out.append(_message(view, buf, pos, total, seen))
                 pos += total
                 self._need = None
         except FramingError as exc:
+            failure = exc
+        finally:
+            view.release()  # the buffer is resized next: no export may outlive this call
+        if failure is not None:
             # Drop what was buffered: the memory is released at once, and nothing after a
             # broken message can be trusted to be framed where it claims.
             buf.clear()
             self._need = None
             if not out:
-                raise
-            self._error = exc
+                raise failure
+            self._error = failure
             return out
         del buf[:pos]
         return out
@@ -190,18 +214,6 @@ class EventStreamDecoder:
         if error is not None:
             raise error
 
-    def _prelude(self, buf: bytearray, pos: int) -> int:
-        total, headers, crc = struct.unpack_from(">III", buf, pos)
-        if zlib.crc32(memoryview(buf)[pos : pos + 8]) != crc:
-            raise ChecksumMismatch("An event-stream prelude failed its CRC32 check")
-        if total < _MINIMUM or headers > total - _MINIMUM:
-            raise MalformedFrame(
-                f"An event-stream prelude is inconsistent (total {total}, headers {headers})"
-            )
-        if total > self._limit:
-            raise EventTooLarge(total, self._limit, "Event-stream message")
-        return int(total)
-
 
 _HEADER_BLOCKS = 32
 """Distinct header blocks a decoder keeps parsed (a Converse stream has fewer than ten)."""
@@ -212,29 +224,26 @@ _Block = tuple[Mapping[str, HeaderValue], tuple[str, str]]
 (:func:`_kind`)."""
 
 
-def _message(buf: bytearray, pos: int, total: int, seen: dict[bytes, _Block]) -> EventStreamMessage:
+def _message(
+    view: memoryview, buf: bytearray, pos: int, total: int, seen: dict[bytes, _Block]
+) -> EventStreamMessage:
     """The whole message of ``total`` bytes at ``pos`` in ``buf`` (its prelude already
-    checked), read in place: only its header block and its payload are copied out. ``seen``:
-    header blocks parsed before, by their bytes."""
-    view = memoryview(buf)
-    try:
-        end = pos + total - 4
-        (crc,) = struct.unpack_from(">I", buf, end)
-        if zlib.crc32(view[pos:end]) != crc:
-            raise ChecksumMismatch("An event-stream message failed its CRC32 check")
-        (headers_length,) = struct.unpack_from(">I", buf, pos + 4)
-        headers_end = pos + _PRELUDE + headers_length
-        block = bytes(view[pos + _PRELUDE : headers_end])
-        payload = bytes(view[headers_end:end])
-    finally:
-        view.release()  # the buffer is resized next: no export may outlive this call
+    checked; ``view`` is a view of ``buf``), read in place: only its header block and its
+    payload are copied out. ``seen``: header blocks parsed before, by their bytes."""
+    end = pos + total - 4
+    (crc,) = _unpack_u32(buf, end)
+    if _crc32(view[pos:end]) != crc:
+        raise ChecksumMismatch("An event-stream message failed its CRC32 check")
+    (headers_length,) = _unpack_u32(buf, pos + 4)
+    headers_end = pos + _PRELUDE + headers_length
+    block = bytes(view[pos + _PRELUDE : headers_end])
     known = seen.get(block)
     if known is None:
         headers = _headers(block)
         known = (MappingProxyType(headers), _kind(headers))
         if len(seen) < _HEADER_BLOCKS:
             seen[block] = known
-    return EventStreamMessage(known[0], payload, known[1])
+    return EventStreamMessage(known[0], bytes(view[headers_end:end]), known[1])
 
 
 def _headers(block: bytes) -> dict[str, HeaderValue]:
