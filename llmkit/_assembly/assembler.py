@@ -103,7 +103,9 @@ class Assembler:
         self._usage: Usage | None = None
         self._long_writes = 0
         self._provider_data: dict[str, Any] = {}
-        self._done = False
+        # A terminal delta was taken: ``message`` (and ``error``, on failure) are set. A plain
+        # attribute, not a property: the pipeline asks after every frame.
+        self.ended = False
         self._emit(Start(model.provider if model else None, model.id if model else None))
         for d in request_diagnostics or ():
             reports.add(d)
@@ -111,11 +113,6 @@ class Assembler:
     arguments: _Arguments
     """More argument text for the call at slot ``index``: the hot path (one per delta), bound
     straight to :meth:`ToolCalls.arguments <.tool_calls.ToolCalls.arguments>`."""
-
-    @property
-    def ended(self) -> bool:
-        """A terminal delta was taken: ``message`` (and ``error``, on failure) are set."""
-        return self._done
 
     def _place(self, block: CallSlot) -> int:
         """A block takes the next position in ``message.content``."""
@@ -141,7 +138,7 @@ class Assembler:
 
     def text(self, delta: str, key: object = 0) -> None:
         """Text for the text part ``key`` (opened on first use)."""
-        if not delta or self._done:
+        if not delta or self.ended:
             return
         if delta.__class__ is not str:
             kept = self.reports.wrong_type("text", delta)
@@ -160,7 +157,7 @@ class Assembler:
     def _output_text(self, delta: str, key: object = 0) -> None:
         """:meth:`text` for a structured-output stream: the message text so far is also one
         JSON value, read lazily by each event's ``partial_output``."""
-        if not delta or self._done:
+        if not delta or self.ended:
             return
         if delta.__class__ is not str:
             kept = self.reports.wrong_type("text", delta)
@@ -190,7 +187,7 @@ class Assembler:
         replay: dict[str, Any] | None = None,
     ) -> None:
         """Reasoning text (and/or its signature or opaque replay data) for part ``key``."""
-        if self._done or not (delta or signature or redacted or replay):
+        if self.ended or not (delta or signature or redacted or replay):
             return
         if delta and not isinstance(delta, str):
             delta = self.reports.wrong_type("thinking text", delta) or ""
@@ -246,7 +243,7 @@ class Assembler:
     def usage(self, usage: Usage, *, long_cache_writes: int = 0) -> None:
         """Usage so far; the last report holds (``long_cache_writes``: the part of the cache
         writes that went to 1-hour entries, priced at ``cost.cache_write_long``)."""
-        if self._done:
+        if self.ended:
             return
         self._usage = usage
         self._long_writes = long_cache_writes
@@ -256,7 +253,7 @@ class Assembler:
         """The provider's finish reason: ``raw`` as sent, ``mapped`` to llmkit's set (``None``
         when unknown). Ends every open block. The first reason wins; a later different one is
         reported (QUIRKS E2)."""
-        if self._done:
+        if self.ended:
             return
         if raw is not None and not isinstance(raw, str):
             raw, mapped = self.reports.wrong_type("finish reason", raw), None
@@ -282,7 +279,7 @@ class Assembler:
     def provider_data(self, key: str, value: Any) -> None:
         """Keep provider-specific data verbatim on ``message.provider_data[key]`` (replaces an
         earlier value for the key)."""
-        if not self._done:
+        if not self.ended:
             self._provider_data[key] = value
 
     def diagnostic(
@@ -307,7 +304,7 @@ class Assembler:
 
     def complete(self) -> None:
         """The wire API's terminal event arrived: end with ``Done``."""
-        if self._done:
+        if self.ended:
             return
         self._close_blocks()
         stop = self._resolve_stop()
@@ -316,7 +313,7 @@ class Assembler:
         if self._usage is None:
             self.reports.report("usage_missing", "The provider reported no token usage", None, {})
         message = self._build(stop)
-        self._done = True
+        self.ended = True
         self.message = message
         self._emit(Done(message))
 
@@ -327,7 +324,7 @@ class Assembler:
 
     def end_of_stream(self) -> None:
         """EOF. Without the terminal event first, the stream was truncated."""
-        if self._done:
+        if self.ended:
             return
         self.reports.report(
             "stream_truncated", "The stream ended without its terminal event", None, {}
@@ -341,12 +338,12 @@ class Assembler:
     # -- internals -----------------------------------------------------------------------
 
     def _terminate(self, stop: StopReason, error: Exception) -> None:
-        if self._done:
+        if self.ended:
             return
         self._close_blocks()
         scrub(error, self._secret)  # provider error payloads may echo the key
         message = self._build(stop, error=f"{type(error).__name__}: {error}")
-        self._done = True
+        self.ended = True
         self.message = message
         if isinstance(error, LLMError):
             error.partial = message
