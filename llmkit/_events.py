@@ -214,8 +214,8 @@ class ToolCallDelta:
         if at < 0:
             self._source: SnapshotSource = _Thunk(cast("Callable[[], Any]", snapshot))
             self._at = 0
-        else:
-            self._source = cast("SnapshotSource", snapshot)
+        else:  # the assembler's way, once per delta: no cast() call here (it is a function)
+            self._source = snapshot  # type: ignore[assignment]  # a SnapshotSource, with ``at``
             self._at = at
 
     @property

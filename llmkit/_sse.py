@@ -142,26 +142,25 @@ class SSEDecoder:
 
     def _lines(self, lines: list[str]) -> list[SSEEvent]:
         out: list[SSEEvent] = []
-        data = self._data
+        # The event in progress in locals (one pass per line of the stream), put back at the
+        # end; _overflow resets what it needs itself.
+        event, data, size, limit = self._event, self._data, self._data_len, self._limit
         for line in lines:
             if not line:
                 if data:
                     out.append(
-                        SSEEvent(
-                            self._event or "message",
-                            data[0] if len(data) == 1 else "\n".join(data),
-                        )
+                        SSEEvent(event or "message", data[0] if len(data) == 1 else "\n".join(data))
                     )
-                    data = self._data = []
-                    self._data_len = 0
-                self._event = ""
+                    data = []
+                    size = 0
+                event = ""
                 continue
             # The two lines of nearly every event first, each by one test: "data: " and
             # "event: " with the single space the SSE spec strips.
             if line.startswith("data: "):
                 value = line[6:]
             elif line.startswith("event: "):
-                self._event = line[7:]
+                event = line[7:]
                 continue
             elif line.startswith("data:"):
                 value = line[5:]
@@ -172,16 +171,17 @@ class SSEDecoder:
                 if value.startswith(" "):
                     value = value[1:]
                 if name == "event":
-                    self._event = value
+                    event = value
                 elif name == "data":  # "data" with no colon: an empty data line
                     data.append(value)
                 # "id" and "retry" are not used by any LLM wire API; other fields are ignored
                 # as the SSE spec requires.
                 continue
             data.append(value)
-            self._data_len += len(value)
-            if self._data_len > self._limit:
-                self._overflow(self._data_len)
+            size += len(value)
+            if size > limit:
+                self._overflow(size)
+        self._event, self._data, self._data_len = event, data, size
         return out
 
 
