@@ -68,9 +68,10 @@ class ToolCalls:
         not open or not started, empty text, text as long as what came before (a possibly
         repeated payload, QUIRKS D5), a finished stream — takes :meth:`tool_call`'s full rules."""
         slot = self._open.get(index)
-        if slot is not None and slot.started and 0 < len(text) < slot.fed and not self.closed:
+        n = len(text)
+        if slot is not None and slot.started and 0 < n < slot.fed and not self.closed:
             # self._append(slot, text), inlined: this runs once per delta.
-            slot.fed += len(text)
+            slot.fed += n
             texts = slot.texts
             texts.append(text)
             self._emit(ToolCallDelta(slot.index, slot.id, slot.name, text, slot.args, len(texts)))

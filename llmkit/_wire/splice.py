@@ -56,15 +56,20 @@ class Splice:
     is the value (a JSON string), the others fields the decoder never reads (a JSON string, or
     a non-negative JSON integer)."""
 
-    __slots__ = ("_head", "_pattern", "_simple", "_suffix", "hits", "tag")
+    __slots__ = ("_at", "_head", "_holes", "_pattern", "_simple", "_suffix", "_tail", "hits", "tag")
 
     def __init__(self, head: str, steps: list[tuple[str, str]], tag: Any) -> None:
-        self._head = head
         # steps: (hole kind: "value" | "string" | "integer", the text after it)
-        self._suffix = steps[-1][1]
         self._simple = len(steps) == 1  # one hole, the value: the usual shape
+        # What every match starts with: for the usual shape, the value literal's opening
+        # quote too, and the value's first character is at ``_at``.
+        self._head = head + '"' if self._simple else head
+        self._holes = len(head)  # where the first hole begins
+        self._at = len(head) + 1
+        self._suffix = steps[-1][1]
+        self._tail = len(self._suffix)
         # The others: one regular expression (compiled once per splice learnt).
-        self._pattern = None if self._simple else _pattern(head, steps)
+        self._pattern = None if self._simple else _pattern(steps)
         self.tag = tag
         self.hits = 0
 
@@ -75,17 +80,18 @@ class Splice:
         if not self._simple:
             return self._match_steps(data)
         try:
-            value, end = _scanstring(data, len(self._head) + 1)
+            value, end = _scanstring(data, self._at)
         except ValueError:  # unterminated, a raw control character, a bad escape
             return None
-        if end != len(data) - len(self._suffix) or data[len(self._head)] != '"':
+        if end != len(data) - self._tail:
             return None
         self.hits += 1
         return value
 
     def _match_steps(self, data: str) -> str | None:
         assert self._pattern is not None
-        m = self._pattern.fullmatch(data)
+        # Between the head and the suffix, which match() has checked already.
+        m = self._pattern.fullmatch(data, self._holes, len(data) - self._tail)
         if m is None:
             return None
         value = m.group(1)
@@ -95,18 +101,20 @@ class Splice:
         return value
 
 
-def _pattern(head: str, steps: list[tuple[str, str]]) -> re.Pattern[str]:
-    """One regular expression for a splice with several holes: the constant texts as they
-    are, each hole as JSON's grammar of its kind (the value's content, group 1, taken)."""
-    parts = [re.escape(head)]
-    for kind, after in steps:
+def _pattern(steps: list[tuple[str, str]]) -> re.Pattern[str]:
+    """One regular expression for what lies between the head and the suffix of a splice with
+    several holes: each hole as JSON's grammar of its kind (the value's content, group 1,
+    taken), each constant text between two holes as it is."""
+    parts: list[str] = []
+    for n, (kind, after) in enumerate(steps):
         if kind == "integer":
             parts.append(_INTEGER)
         elif kind == "value":
             parts.append(f'"({_CHARS})"')
         else:
             parts.append(f'"{_CHARS}"')
-        parts.append(re.escape(after))
+        if n + 1 < len(steps):  # the last one's text is the suffix
+            parts.append(re.escape(after))
     return re.compile("".join(parts), re.DOTALL)
 
 
