@@ -28,7 +28,7 @@ from .grammar import (
     WHITESPACE,
     decode_number,
 )
-from .ownership import Path
+from .ownership import OWN, Path, getrefcount
 from .strings import STR_RUN
 from .strings import scanstring as _scanstring
 
@@ -211,10 +211,6 @@ class Machine(Path):
                     self._comma_pos = offset + s.index(",", i)
                     i = m.end()
                     continue
-                state = self._key(key, quote, colon)
-                i = m.end()
-                if state != _OBJ_VALUE:
-                    continue
             elif state == _ARRAFTER:
                 if c == "]":
                     self._state = AFTER[self.pop()]
@@ -246,14 +242,21 @@ class Machine(Path):
                     i = self._general(s, i)
                     continue
                 key, quote, colon, text, closed, number, opener = m.groups()
-                state = self._key(key, quote, colon)
-                i = m.end()
-                if state != _OBJ_VALUE:
-                    continue
             else:
                 i = self._general(s, i)
                 continue
             i = m.end()
+            if state > _OBJ_VALUE:  # MEMBER or KEY matched a key, as far as it got
+                if quote is None:  # cut off: its string goes on
+                    self._token = TOK_STRING
+                    self._key_parts = [key]
+                    self._state = _OBJ_NEXT
+                    continue
+                self.key = key
+                if colon is None:
+                    self._state = _OBJ_COLON
+                    continue
+                state = _OBJ_VALUE  # and perhaps the value's start
             if text is not None:
                 value: Any = text
             elif number is not None:
@@ -279,10 +282,14 @@ class Machine(Path):
             else:  # the value does not start here: the general path takes it next turn
                 self._state = state
                 continue
-            # self.put(value), inlined
-            if not self._owned:
-                self.owns()
+            # self.put(value), inlined (with Path.owns)
             path = self._path
+            if not self._owned:
+                self._owned = True
+                for container in path:
+                    if getrefcount(container) != OWN:
+                        self._copy()
+                        break
             if not path:
                 self._top = value
             elif path[-1].__class__ is dict:
@@ -297,18 +304,6 @@ class Machine(Path):
             else:
                 self._state = AFTER[state]
         self._offset = offset + n
-
-    def _key(self, key: str, quote: str | None, colon: str | None) -> int:
-        """A key matched by ``MEMBER`` or ``KEY``, as far as it got: cut off (its string goes
-        on), closed, or closed and followed by its colon. Returns the state now."""
-        if quote is None:
-            self._token = TOK_STRING
-            self._key_parts = [key]
-            self._state = _OBJ_NEXT
-            return _OBJ_NEXT
-        self.key = key
-        self._state = state = _OBJ_COLON if colon is None else _OBJ_VALUE
-        return state
 
     @property
     def _stats_chars(self) -> int:

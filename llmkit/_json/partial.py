@@ -222,9 +222,10 @@ class PartialJSON(Machine):
             # The dominant delta: more of the string value in progress, perhaps up to its
             # closing quote (Machine._consume's first step, inlined with Path.owns and
             # Path.grow: this runs once per delta).
+            n = len(text)
             if '"' not in text and "\\" not in text and text.isprintable():
                 piece: str | None = text
-                end = len(text) + 1
+                end = n + 1
             else:
                 try:  # to the closing quote, or to the one added (a cut escape escapes it)
                     piece, end = scanstring(text + '"', 0)
@@ -250,8 +251,8 @@ class PartialJSON(Machine):
                         cur[key] = grown
                     else:
                         self.grow(piece)
-                if end > len(text):
-                    self._offset += len(text)
+                if end > n:
+                    self._offset += n
                 else:  # the string closed: the rest is the state machine's
                     self._token = TOK_NONE
                     self._fast = False
