@@ -257,7 +257,10 @@ class PartialJSON(Machine):
                     self._token = TOK_NONE
                     self._fast = False
                     self._state = AFTER[self._state]
-                    self._consume(text, end)
+                    if end < n:
+                        self._consume(text, end)
+                    else:  # at the end of the delta (Gemini's closing quote is one)
+                        self._offset += n
         else:
             self._consume(text)
         # self.handout(), inlined.
