@@ -158,7 +158,7 @@ def test_the_cold_start_and_structured_scenarios_run_and_render() -> None:
 def test_in_memory_decoding_with_h11_between_reads_gives_the_generated_calls(api: str) -> None:
     # benchmarks/insitu.py: each contestant decodes the reads as h11 hands them over.
     from benchmarks.insitu import measure, reads
-    from benchmarks.instructions import decoder
+    from benchmarks.instructions import CONTESTANTS, _model, decoder
 
     spec = StreamSpec(api, "edits", 50)
     expected = [c.arguments for c in expected_calls(spec)]
@@ -167,6 +167,13 @@ def test_in_memory_decoding_with_h11_between_reads_gives_the_generated_calls(api
         for h11_first in (False, True):
             calls = decoder(who, api)(reads(writes, h11_first))
             assert [args for _, _, args in calls] == expected, (who, h11_first)
-    figures = measure(api, "edits", 50, 1)
+    figures = measure(api, "edits", 50, 1, bound=True)
     assert set(figures) == {"alone", "h11"}
+    assert all(set(mode) == {*CONTESTANTS, "cheapest"} for mode in figures.values())
     assert all(v > 0 for mode in figures.values() for v in mode.values())
+    # The cost model is put back: llmkit reads partial arguments as before.
+    import llmkit
+
+    events = list(llmkit.parse_stream(_model(llmkit, api), reads(writes, False)))
+    partial = [e.partial_arguments for e in events if isinstance(e, llmkit.ToolCallDelta)]
+    assert partial[-1] == expected[-1]
