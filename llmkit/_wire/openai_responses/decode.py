@@ -152,8 +152,13 @@ class Decoder:
         if splice is not None:
             delta = splice.match(data)
             if delta is not None:  # the same event as the full path's, another fragment
-                item, segment = splice.tag
-                self._emit(item, segment, delta)
+                item, segment = splice.tag  # a function call's arguments (_argument_delta)
+                pieces = item.texts.get(segment)
+                if pieces is not None and delta and not item.ended:
+                    pieces.append(delta)  # _emit's work for more of them, without the call
+                    self._sink.arguments(item.index, delta)
+                else:
+                    self._emit(item, segment, delta)
                 return
             self._splice = None  # a full-path event may change what a match would mean
             if not splice.hits:
