@@ -95,7 +95,10 @@ class SSEDecoder:
             self._cr = False
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
-        end = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
+        end = chunk.rfind(b"\n")  # the last line break: an LF, or a CR after it
+        cr = chunk.rfind(b"\r", end + 1)
+        if cr > end:
+            end = cr
         if end < 0:
             if chunk:
                 self._pending.append(chunk)
@@ -115,7 +118,11 @@ class SSEDecoder:
             self._pending_len = len(tail)
         elif chunk[end] == 13:  # ends with CR
             self._cr = True
-        return self._lines(_split(head))
+        if b"\r" in head:
+            return self._lines(_split(head))
+        lines = head.decode("utf-8", "replace").split("\n")  # _split's LF case, inlined
+        lines.pop()  # head ends with a line break: the last item is empty
+        return self._lines(lines)
 
     def flush(self) -> list[SSEEvent]:
         """End of input: complete a final unterminated line and a final undelimited event.
