@@ -150,10 +150,9 @@ class EventStreamDecoder:
         out: list[EventStreamMessage] = []
         pos, end = 0, len(buf)
         seen = self._headers
-        # One view of the buffer for the whole call (each message is read in place: the CRCs
-        # over it, only the header block and the payload copied out), released before the
-        # buffer is resized. The prelude and the message are read inline: a stream has tens of
-        # thousands of messages, each one pass of this loop.
+        # One view of the buffer for the whole call, released before the buffer is resized.
+        # Each message is read inline, prelude and all: a stream has tens of thousands of
+        # messages, each one pass of this loop.
         view = memoryview(buf)
         failure: FramingError | None = None
         try:
@@ -173,7 +172,19 @@ class EventStreamDecoder:
                     self._need = total
                 if end - pos < total:
                     break
-                out.append(_message(view, buf, pos, total, seen))
+                # The message, read in place: its CRC over the view, then only its header
+                # block and payload copied out; a header block seen before is not parsed again.
+                stop = pos + total - 4
+                (crc,) = _unpack_u32(buf, stop)
+                if _crc32(view[pos:stop]) != crc:
+                    raise ChecksumMismatch("An event-stream message failed its CRC32 check")
+                (headers_length,) = _unpack_u32(buf, pos + 4)
+                headers_end = pos + _PRELUDE + headers_length
+                block = bytes(view[pos + _PRELUDE : headers_end])
+                known = seen.get(block)
+                if known is None:
+                    known = _block(block, seen)
+                out.append(EventStreamMessage(known[0], bytes(view[headers_end:stop]), known[1]))
                 pos += total
                 self._need = None
         except FramingError as exc:
@@ -224,26 +235,13 @@ _Block = tuple[Mapping[str, HeaderValue], tuple[str, str]]
 (:func:`_kind`)."""
 
 
-def _message(
-    view: memoryview, buf: bytearray, pos: int, total: int, seen: dict[bytes, _Block]
-) -> EventStreamMessage:
-    """The whole message of ``total`` bytes at ``pos`` in ``buf`` (its prelude already
-    checked; ``view`` is a view of ``buf``), read in place: only its header block and its
-    payload are copied out. ``seen``: header blocks parsed before, by their bytes."""
-    end = pos + total - 4
-    (crc,) = _unpack_u32(buf, end)
-    if _crc32(view[pos:end]) != crc:
-        raise ChecksumMismatch("An event-stream message failed its CRC32 check")
-    (headers_length,) = _unpack_u32(buf, pos + 4)
-    headers_end = pos + _PRELUDE + headers_length
-    block = bytes(view[pos + _PRELUDE : headers_end])
-    known = seen.get(block)
-    if known is None:
-        headers = _headers(block)
-        known = (MappingProxyType(headers), _kind(headers))
-        if len(seen) < _HEADER_BLOCKS:
-            seen[block] = known
-    return EventStreamMessage(known[0], bytes(view[headers_end:end]), known[1])
+def _block(block: bytes, seen: dict[bytes, _Block]) -> _Block:
+    """A header block's reading, kept in ``seen`` (up to :data:`_HEADER_BLOCKS` of them)."""
+    headers = _headers(block)
+    known = (MappingProxyType(headers), _kind(headers))
+    if len(seen) < _HEADER_BLOCKS:
+        seen[block] = known
+    return known
 
 
 def _headers(block: bytes) -> dict[str, HeaderValue]:
