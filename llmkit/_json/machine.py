@@ -29,7 +29,7 @@ from .grammar import (
     decode_number,
 )
 from .ownership import OWN, Path, getrefcount
-from .strings import STR_RUN
+from .strings import STR_RUN, cut_escape
 from .strings import scanstring as _scanstring
 
 __all__ = [
@@ -140,9 +140,10 @@ class Machine(Path):
                 if '"' not in piece and "\\" not in piece and piece.isprintable():
                     self.grow(piece)
                     break
-                if "\\u" not in piece:  # no half of a surrogate pair to hold back
-                    # The C scanner, to the closing quote or the one added (a cut escape
-                    # escapes that one: then it is not taken here).
+                if "\\u" not in piece and not (s[-1] == "\\" and cut_escape(s)):
+                    # No half of a surrogate pair to hold back, no escape cut at the end (it
+                    # would escape the quote added here, and the scanner's failure is dear):
+                    # the C scanner, to the closing quote or the one added.
                     try:
                         piece, end = _scanstring(s + '"', i)
                     except ValueError:  # a raw control character, a cut or bad escape
@@ -281,6 +282,13 @@ class Machine(Path):
                 continue
             else:  # the value does not start here: the general path takes it next turn
                 self._state = state
+                if i < n and s[i] in "-0123456789":
+                    # A number running to the end of the text (the patterns take a number
+                    # only with the delimiter after it): it may go on in the next delta. The
+                    # number branch above takes it, as _general would have had it do.
+                    self._token = TOK_NUMBER
+                    self._num_parts = []
+                    self._num_start = offset + i
                 continue
             # self.put(value), inlined (with Path.owns)
             path = self._path
@@ -536,8 +544,13 @@ class Machine(Path):
 
     def _end_number(self) -> None:
         self._token = TOK_NONE
-        value, message, off = decode_number("".join(self._num_parts))
+        parts = self._num_parts
+        text = parts[0] if len(parts) == 1 else "".join(parts)
         self._num_parts = []
+        if len(text) < 19 and text.isdigit() and text.isascii() and text[0] != "0":
+            self._commit(int(text))  # the usual number, a plain integer: no grammar to check
+            return
+        value, message, off = decode_number(text)
         if message is not None:
             self._fail(message, self._num_start + off)
         else:

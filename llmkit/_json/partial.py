@@ -76,7 +76,7 @@ from .machine import (
     decode_number,
 )
 from .ownership import OWN, getrefcount
-from .strings import scanstring
+from .strings import cut_escape, scanstring
 
 __all__ = ["ParseResult", "PartialJSON", "parse_arguments", "parse_partial"]
 
@@ -226,10 +226,12 @@ class PartialJSON(Machine):
             if '"' not in text and "\\" not in text and text.isprintable():
                 piece: str | None = text
                 end = n + 1
+            elif text[-1] == "\\" and cut_escape(text):  # it would fail the scanner below
+                piece = None
             else:
-                try:  # to the closing quote, or to the one added (a cut escape escapes it)
+                try:  # to the closing quote, or to the one added
                     piece, end = scanstring(text + '"', 0)
-                except ValueError:  # a raw control character, a cut or bad escape
+                except ValueError:  # a raw control character, a bad escape
                     piece = None
             if piece is None:
                 self._consume(text)

@@ -242,3 +242,38 @@ def test_a_long_array_read_after_every_delta_is_updated_in_place() -> None:
     last = seconds(deltas[-2_000:])
     assert parser.snapshot_after("") == json.loads(text)
     assert last < 3 * first + 0.02, (first, last)
+
+
+@pytest.mark.parametrize(
+    ("text", "cut"),
+    [("a\\", True), ("a\\\\", False), ("a\\\\\\", True), ("\\", True), ("a", False), ("", False)],
+)
+def test_an_escape_cut_at_the_end_is_an_odd_run_of_backslashes(text: str, cut: bool) -> None:
+    # The hot path keeps such pieces from json's scanner (whose failure is costly); an even
+    # run is a whole escaped backslash and goes through the scanner.
+    from llmkit._json.strings import cut_escape
+
+    assert cut_escape(text) is cut
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_deltas_ending_in_backslashes_decode_like_json_loads(seed: int) -> None:
+    # Every delta ends inside or just after a run of backslashes: each snapshot is the value
+    # of the text so far (a cut escape left out), and the call ends complete.
+    rng = random.Random(seed)
+    value = {"s": "".join(rng.choice(["\\", "\\\\", "a", '"', "é"]) for _ in range(40))}
+    text = json.dumps(value)
+    deltas, start = [], 0
+    for i, c in enumerate(text):
+        if c == "\\" and rng.random() < 0.5:
+            deltas.append(text[start : i + 1])
+            start = i + 1
+    deltas.append(text[start:])
+    parser = _partial_json.PartialJSON()
+    fed = ""
+    for delta in deltas:
+        fed += delta
+        snapshot = parser.snapshot_after(delta)
+        expected = _partial_json.parse_partial(fed)  # one parse of the whole prefix
+        assert snapshot == expected, fed
+    assert parser.finish().value == value
