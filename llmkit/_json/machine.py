@@ -28,7 +28,7 @@ from .grammar import (
     WHITESPACE,
     decode_number,
 )
-from .ownership import OWN, Path, getrefcount
+from .ownership import Path
 from .strings import STR_RUN, cut_escape
 from .strings import scanstring as _scanstring
 
@@ -290,14 +290,10 @@ class Machine(Path):
                     self._num_parts = []
                     self._num_start = offset + i
                 continue
-            # self.put(value), inlined (with Path.owns)
-            path = self._path
+            # self.put(value), inlined
             if not self._owned:
-                self._owned = True
-                for container in path:
-                    if getrefcount(container) != OWN:
-                        self._copy()
-                        break
+                self.owns()
+            path = self._path
             if not path:
                 self._top = value
             elif path[-1].__class__ is dict:
