@@ -10,14 +10,16 @@ it read (checked by the parent). Contestants (the same work for each):
 - ``import httpx, pydantic``: the reference (imports only, nothing else);
 - ``llmkit, first request``: issue #18's target row, nothing sent: ``import llmkit``, the same
   ``Model`` and ``Context`` with one tool as ``llmkit`` below, ``llmkit.build_request(...)``;
-- ``pydantic, one model class``: what bounds that row as long as llmkit's types are pydantic
-  models: ``import httpx, pydantic``, then one two-field model class defined, ``defer_build``
-  as llmkit's are (``from pydantic import BaseModel`` imports pydantic's schema machinery, the
-  first subclass ``pydantic.fields``, ``pydantic.types`` and ``annotated_types``);
+- ``pydantic, one model class``: ``import httpx, pydantic``, then one two-field model class
+  defined, ``defer_build`` as llmkit's are (``from pydantic import BaseModel`` imports
+  pydantic's schema machinery, the first subclass ``pydantic.fields``, ``pydantic.types`` and
+  ``annotated_types``);
 - ``pydantic, one model validated``: the same class without ``defer_build``, and one instance:
   what any code using pydantic pays (the first validator also loads pydantic's plugin loader,
-  which reads every installed distribution's entry points). llmkit's first request builds no
-  validator;
+  which reads every installed distribution's entry points). This bounds the target row as long
+  as llmkit's types are pydantic models: validating the caller's ``Model`` and ``Context`` is
+  what builds llmkit's first validators (8 of them for this request: ``Model``, its
+  ``ModelCost`` and two compat classes, ``Context``, ``Tool``, ``UserMessage``, ``TextPart``);
 - ``floor``: ``import httpx, httpx_sse, json``, one ``httpx.Client``, ``connect_sse``,
   ``json.loads`` per event, fragments joined and parsed once;
 - ``llmkit``: ``import llmkit``, a ``Model`` and a ``Context`` with one tool,

@@ -290,7 +290,7 @@ def target_rows(
     built, bare_cold, one_model = (
         cold.get(BUILT, {}).get("seconds"),
         cold.get(REFERENCE, {}).get("seconds"),
-        cold.get(ONE_MODEL, {}).get("seconds"),
+        cold.get(ONE_VALIDATED, {}).get("seconds"),
     )
     first, bare = (imports or {}).get(FIRST_REQUEST), (imports or {}).get("httpx, pydantic")
     where = f"{_ms(first)} vs {_ms(bare)}" if first and bare else ""
@@ -298,7 +298,7 @@ def target_rows(
         first, bare = built, bare_cold
         where = f"{_ms(first)} vs {_ms(bare)}"
         if one_model:
-            where += f"; the bound, one pydantic model class defined: {one_model / bare:.2f}{X}"
+            where += f"; the bound, one pydantic model validated: {one_model / bare:.2f}{X}"
     if first and bare:
         add(
             f"`import llmkit` + the first request built ≤ {TARGET_COLD}{X} "
@@ -814,9 +814,10 @@ def coldstart_section(coldstart: dict[str, Any]) -> str:
             f"`{BUILT}` sends nothing: `import llmkit`, the same Model and Context (one tool) "
             "and `llmkit.build_request(...)`, issue #18's target row; "
             f"`{ONE_MODEL}`: `import httpx, pydantic` and one two-field pydantic model class "
-            "defined (`defer_build`, as llmkit's are), what bounds that row while llmkit's "
-            f"types are pydantic models; `{ONE_VALIDATED}`: the same class built and one "
-            "instance validated, what any code using pydantic pays. The floor: httpx + "
+            f"defined (`defer_build`, as llmkit's are); `{ONE_VALIDATED}`: the same class "
+            "built and one instance validated, what any code using pydantic pays and what "
+            "bounds the target row while llmkit's types are pydantic models (validating the "
+            "caller's Model and Context builds llmkit's first validators). The floor: httpx + "
             "httpx-sse + `json.loads`; llmkit: `llmkit.stream`; the SDKs: "
             "`chat.completions.create(stream=True)` and `messages.create(stream=True)`, "
             f"iterated. Median of {coldstart['reps']} processes per contestant after one "
