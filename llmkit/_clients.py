@@ -17,14 +17,17 @@ makes a client of its own and closes it after.
 
 from __future__ import annotations
 
-import asyncio
 import http.cookiejar
 import threading
 import weakref
+from typing import TYPE_CHECKING
 
 import httpx
 
 from ._transport import ssl_context
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["default_async_client", "default_client"]
 
@@ -63,6 +66,8 @@ def _new_async() -> httpx.AsyncClient:
 def default_async_client() -> tuple[httpx.AsyncClient, bool]:
     """The running event loop's shared ``httpx.AsyncClient``, and whether the caller owns it
     (must close it after the call): true only outside asyncio, where no loop keys it."""
+    import asyncio  # here, not at the top: a sync call never needs it (~10 ms on a cold start)
+
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # trio, or another library: a client for this call only

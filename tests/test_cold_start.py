@@ -74,3 +74,50 @@ def test_what_a_fresh_process_loads() -> None:
     assert isinstance(parse, list)
     assert [n for n in parse if n in _NEVER] == []
     assert "llmkit._streams" not in parse
+
+
+# A sync stream over real loopback HTTP (a stdlib server thread in the same fresh process):
+# only async calls need asyncio, whose import cost a sync CLI ~10 ms on every start.
+_SYNC_STREAM = """
+import json, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+BODY = (
+    b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
+    b'"delta":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}\\n\\n'
+    b"data: [DONE]\\n\\n"
+)
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["content-length"]))
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(len(BODY)))
+        self.end_headers()
+        self.wfile.write(BODY)
+
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+import llmkit
+model = llmkit.Model(provider="vllm", id="m", api="openai-chat",
+                     base_url=f"http://127.0.0.1:{server.server_port}/v1")
+with llmkit.stream(model, llmkit.Context(messages=[llmkit.user("hi")]), max_retries=0) as events:
+    kinds = [type(event).__name__ for event in events]
+server.shutdown()
+print(json.dumps({"kinds": kinds, "asyncio": "asyncio" in sys.modules}))
+"""
+
+
+def test_a_sync_stream_loads_no_asyncio() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _SYNC_STREAM], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["kinds"][0] == "Start" and out["kinds"][-1] == "Done", out
+    assert "TextDelta" in out["kinds"], out
+    assert out["asyncio"] is False, "a sync stream imported asyncio"
