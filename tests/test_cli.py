@@ -227,6 +227,10 @@ def test_complete_json_is_the_terminal_event_and_stream_json_every_event() -> No
         assert set(line) == {"type", *FIELDS[line["type"]]}
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def read_until(proc: subprocess.Popen[bytes], needle: bytes, timeout: float = 20) -> bytes:
     """Read the child's stdout as it comes until ``needle`` appears (it is still running)."""
     assert proc.stdout is not None
@@ -258,6 +262,10 @@ def stalled() -> Iterator[tuple[FakeProvider, subprocess.Popen[bytes]]]:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env(**{KEY_ENV: fake.api_key}),
+            # Ctrl-C as a terminal delivers it: a job started in the background by a
+            # non-interactive shell (a CI runner's `cmd &`) inherits SIGINT ignored, and Python
+            # keeps an inherited SIG_IGN, so the child would never see the interrupt.
+            preexec_fn=_default_sigint,
         )
         try:
             yield fake, proc
