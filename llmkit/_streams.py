@@ -242,7 +242,7 @@ class EventStream:
                     return
                 x.check_deadline()
             yield from pipeline.eof()
-        except Exception as exc:  # noqa: BLE001 -- catch-all: mapped, or reported as llmkit's own bug
+        except Exception as exc:  # noqa: BLE001 -- noqa: catch-all: mapped, or reported as llmkit's own bug
             yield from x.failed(exc)
         finally:
             response.close()
@@ -267,7 +267,7 @@ class AsyncEventStream:
         x.start_clock()
         try:
             x.response = await run_async(send_plan(x.request, x.transport), x.client)
-        except BaseException:  # catch-all: only closes the client, then re-raises
+        except BaseException:  # ok -- noqa: catch-all: only closes the client, then re-raises
             await self._close_client()
             raise
         start_body(x.request, x.transport, watched=True)
@@ -339,7 +339,7 @@ class AsyncEventStream:
                 x.check_deadline()
             for event in pipeline.eof():
                 yield event
-        except Exception as exc:  # noqa: BLE001 -- catch-all: mapped, or reported as llmkit's own bug
+        except Exception as exc:  # noqa: BLE001 -- noqa: catch-all: mapped, or reported as llmkit's own bug
             for event in x.failed(exc):
                 yield event
         except asyncio.CancelledError:
@@ -349,7 +349,7 @@ class AsyncEventStream:
             # The watchdog's: the read timed out, as httpx's own read timeout would say it.
             for event in x.failed(httpx.ReadTimeout("The read timed out")):
                 yield event
-        except BaseException:  # catch-all: the stream ends aborted, re-raised
+        except BaseException:  # ok -- noqa: catch-all: the stream ends aborted, re-raised
             x.abort()
             raise
         finally:

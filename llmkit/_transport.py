@@ -308,7 +308,7 @@ def run_sync(plan: Generator[Op, Any, httpx.Response], client: httpx.Client) -> 
         elif isinstance(op, Notify):
             try:
                 value = _notify(op, async_ok=False)
-            except BaseException:  # catch-all: the caller's hook: close, re-raise
+            except BaseException:  # ok -- noqa: catch-all: the caller's hook: close, re-raise
                 op.response.close()
                 raise
         else:
@@ -343,7 +343,7 @@ async def run_async(
                 result = _notify(op, async_ok=True)
                 if inspect.isawaitable(result):
                     await result
-            except BaseException:  # catch-all: the caller's hook: close, re-raise
+            except BaseException:  # ok -- noqa: catch-all: the caller's hook: close, re-raise
                 await op.response.aclose()
                 raise
             value = None

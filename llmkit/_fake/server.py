@@ -241,7 +241,7 @@ class Server:
             if self._responder is not None:
                 try:
                     answer: object = self._responder(request)
-                except Exception as exc:  # noqa: BLE001 -- catch-all: the user's responder: a 500 says why
+                except Exception as exc:  # noqa: BLE001 -- noqa: catch-all: the user's responder: a 500 says why
                     return f"FakeProvider responder raised {type(exc).__name__}: {exc}"
                 if not isinstance(answer, (FakeReply, FakeError)):
                     kind = type(answer).__name__

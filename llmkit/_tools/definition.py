@@ -128,7 +128,7 @@ def _snake_case(name: str) -> str:
 def _schema_of(model: type[BaseModel], tool_name: str) -> dict[str, Any]:
     try:
         schema = model.model_json_schema()
-    except Exception as e:  # catch-all: pydantic raises several types here; re-raised typed
+    except Exception as e:  # ok -- noqa: catch-all: pydantic raises several types; re-raised typed
         raise ToolDefinitionError(
             f"Tool {tool_name!r}: cannot build a JSON Schema for {model.__name__}: {e}"
         ) from e
@@ -255,7 +255,7 @@ def _type_hints(fn: Callable[..., Any], skip: Collection[str]) -> dict[str, Any]
         target = target.__call__  # a callable object: its __call__ holds the annotations
     try:
         return typing.get_type_hints(target, include_extras=True)
-    except Exception as first:  # catch-all: evaluating the caller's annotations
+    except Exception as first:  # ok -- noqa: catch-all: evaluating the caller's annotations
         if not skip:
             raise ToolDefinitionError(
                 f"cannot resolve the annotations of {fn!r}: {first}"
@@ -270,7 +270,7 @@ def _type_hints(fn: Callable[..., Any], skip: Collection[str]) -> dict[str, Any]
     globalns = getattr(inspect.unwrap(target), "__globals__", {})
     try:
         return typing.get_type_hints(shim, globalns=globalns, include_extras=True)
-    except Exception as e:  # catch-all: evaluating the caller's annotations
+    except Exception as e:  # ok -- noqa: catch-all: evaluating the caller's annotations
         raise ToolDefinitionError(f"cannot resolve the annotations of {fn!r}: {e}") from e
 
 
@@ -396,7 +396,7 @@ def _arguments_model(tool_name: str, fields: dict[str, Any]) -> type[BaseModel]:
             return create_model(
                 model_name, __config__=ConfigDict(protected_namespaces=()), **fields
             )
-    except Exception as e:  # catch-all: pydantic refuses some names and types; re-raised
+    except Exception as e:  # ok -- noqa: catch-all: pydantic refuses some names, types; re-raised
         raise ToolDefinitionError(
             f"Tool {tool_name!r}: cannot build an arguments model: {e}"
         ) from e

@@ -241,7 +241,7 @@ def validate_value(
             assert model is not None
             try:
                 schema = model.model_json_schema()
-            except Exception:  # noqa: BLE001 -- catch-all: pydantic: a type without a JSON Schema
+            except Exception:  # noqa: BLE001 -- noqa: catch-all: pydantic: a type without a JSON Schema
                 return False
         return is_optional_property(schema, path)
 
