@@ -1,6 +1,7 @@
 """Cold start, guarded by structure rather than timing (issue #18): what a fresh process loads
-for ``import llmkit``, for building its first request (one tool from a pydantic model) and for
-parsing one small stream. Each module kept out here cost milliseconds on every start."""
+for ``import llmkit``, for building its first request (one tool from a pydantic model), for
+parsing one small stream and for one sync stream over loopback HTTP. Each module kept out here
+cost milliseconds on every start."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import json
 import subprocess
 import sys
 
-# Never needed to build a request or parse a stream: asyncio (only the async calls sleep
-# between retries), jsonschema and its dependencies (only an unusual tool schema, or
+# Never needed to build a request, parse a stream or stream one synchronously: asyncio (only
+# async calls need it), jsonschema and its dependencies (only an unusual tool schema, or
 # decode_tool_call's validation), difflib (only an unknown model's suggestions).
 _NEVER = ["asyncio", "jsonschema", "referencing", "attrs", "difflib"]
 # Only sending needs the transport (retries, logging, error mapping); only parsing the pipeline.
@@ -47,6 +48,13 @@ chunks = [
 events = list(llmkit.parse_stream(model, chunks))
 assert type(events[-1]).__name__ == "Done", events
 out["parse"] = loaded(NAMES)
+# A sync stream over real loopback HTTP (the fake provider's server thread, in this process).
+from llmkit.testing import FakeProvider, FakeReply
+with FakeProvider([FakeReply("Hi")]) as fake:
+    context = llmkit.Context(messages=[llmkit.user("hi")])
+    with llmkit.stream(fake.model(), context, api_key=fake.api_key, max_retries=0) as events:
+        out["kinds"] = [type(event).__name__ for event in events]
+out["stream"] = loaded(NAMES)
 print(json.dumps(out))
 """
 
@@ -74,50 +82,11 @@ def test_what_a_fresh_process_loads() -> None:
     assert isinstance(parse, list)
     assert [n for n in parse if n in _NEVER] == []
     assert "llmkit._streams" not in parse
-
-
-# A sync stream over real loopback HTTP (a stdlib server thread in the same fresh process):
-# only async calls need asyncio, whose import cost a sync CLI ~10 ms on every start.
-_SYNC_STREAM = """
-import json, sys, threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-BODY = (
-    b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
-    b'"delta":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}\\n\\n'
-    b"data: [DONE]\\n\\n"
-)
-
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.rfile.read(int(self.headers["content-length"]))
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(BODY)))
-        self.end_headers()
-        self.wfile.write(BODY)
-
-    def log_message(self, *args):
-        pass
-
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-import llmkit
-model = llmkit.Model(provider="vllm", id="m", api="openai-chat",
-                     base_url=f"http://127.0.0.1:{server.server_port}/v1")
-with llmkit.stream(model, llmkit.Context(messages=[llmkit.user("hi")]), max_retries=0) as events:
-    kinds = [type(event).__name__ for event in events]
-server.shutdown()
-print(json.dumps({"kinds": kinds, "asyncio": "asyncio" in sys.modules}))
-"""
-
-
-def test_a_sync_stream_loads_no_asyncio() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _SYNC_STREAM], capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["kinds"][0] == "Start" and out["kinds"][-1] == "Done", out
-    assert "TextDelta" in out["kinds"], out
-    assert out["asyncio"] is False, "a sync stream imported asyncio"
+    # A sync stream needs none of them either: asyncio is only for async calls (~10 ms of a
+    # sync command line's start).
+    kinds = out["kinds"]
+    assert isinstance(kinds, list) and kinds[0] == "Start" and kinds[-1] == "Done", kinds
+    assert "TextDelta" in kinds, kinds
+    stream = out["stream"]
+    assert isinstance(stream, list) and "llmkit._streams" in stream
+    assert [n for n in stream if n in _NEVER] == []
