@@ -287,7 +287,7 @@ def target_rows(
     # scenario when it ran (the Context has a tool there, as in its stream row, and httpx is
     # imported as a plain install has it), else from the imports scenario.
     cold = (coldstart or {}).get("contestants", {})
-    built, bare_cold, one_model = (
+    built, bare_cold, bound = (
         cold.get(BUILT, {}).get("seconds"),
         cold.get(REFERENCE, {}).get("seconds"),
         cold.get(ONE_VALIDATED, {}).get("seconds"),
@@ -297,8 +297,8 @@ def target_rows(
     if built and bare_cold:
         first, bare = built, bare_cold
         where = f"{_ms(first)} vs {_ms(bare)}"
-        if one_model:
-            where += f"; the bound, one pydantic model validated: {one_model / bare:.2f}{X}"
+        if bound:
+            where += f"; the bound, one pydantic model validated: {bound / bare:.2f}{X}"
     if first and bare:
         add(
             f"`import llmkit` + the first request built ≤ {TARGET_COLD}{X} "
