@@ -1,4 +1,4 @@
-"""Secrets (issue #8): the API key never appears in an exception's message, args or repr, a log
+"""Secrets: the API key never appears in an exception's message, args or repr, a log
 record at any level, a diagnostic, or a Context/Model repr; credentials in base URLs are
 redacted; TLS verification is on by default. Checked for every wire API."""
 

@@ -187,7 +187,7 @@ def tool(
 
 
 # Compiled by the first tool_from_function, not at import: every process that builds a request
-# imports this module, and compiling them cost it ~2.8M instructions (issue #18).
+# imports this module, and compiling them cost it ~2.8M instructions.
 _SECTION = (
     r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|"
     r"Returns?|Yields?|Raises|Examples?|Notes?|Attributes|See Also|Warnings?|Todo|"
