@@ -133,7 +133,7 @@ def stream(model: Model, context: Context, **options: Unpack[RequestOptions]) ->
 
     The request is sent (with retries before the first byte) when the block is entered;
     errors before the stream starts raise there. A failure after it started does not raise:
-    the stream ends with an ``Error`` event whose ``error`` is exactly what :func:`complete`
+    the stream ends with an ``ErrorEvent`` event whose ``error`` is exactly what :func:`complete`
     would raise (its ``.partial`` holds the partial message). Leaving the block early closes
     the connection; ``.message`` is then the message with ``stop_reason="aborted"``.
 

@@ -24,7 +24,7 @@ when the failure came after the first response byte (``None`` before it). A fail
 stream started keeps its most specific class: an in-stream ``overloaded_error`` is an
 :class:`OverloadedError`, an idle or total timeout an :class:`APITimeoutError`, a rate limit a
 :class:`RateLimitError`; :class:`StreamError` is raised only when nothing more specific applies
-(the connection dropped, the stream was truncated or undecodable). The ``Error`` event of a
+(the connection dropped, the stream was truncated or undecodable). The ``ErrorEvent`` event of a
 stream carries exactly the exception ``complete()`` raises, so
 ``except llmkit.LLMError as e: e.partial`` works the same for every failure.
 

@@ -5,10 +5,11 @@ the decoding (:class:`~llmkit._pipeline.Pipeline`), and what ends a stream. The 
 pumps differ only in ``await``.
 
 How a started stream can end: its terminal event (``Done``); an in-stream provider error, a
-broken connection or a timeout (``Error``, the exception the transport mapped); the caller
+broken connection or a timeout (``ErrorEvent``, the exception the transport mapped); the caller
 leaving early (``aborted``); or a bug in llmkit itself — an exception out of the decoder or the
 assembler is never mistaken for provider noise: it is logged at ERROR with its traceback and
-ends the stream with an ``Error`` whose error has it as ``__cause__`` (``complete()`` raises it).
+ends the stream with an ``ErrorEvent`` whose error has it as ``__cause__``
+(``complete()`` raises it).
 """
 
 from __future__ import annotations
