@@ -26,7 +26,7 @@ from ._clients import default_async_client, default_client
 from ._diagnostics import Diagnostic
 from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
 from ._events import Event
-from ._messages import AssistantMessage, Context
+from ._messages import AssistantMessage, ContextInput, as_context
 from ._models import Model
 from ._options import RequestOptions, check_options
 from ._pipeline import Pipeline
@@ -53,7 +53,8 @@ def _internal_error(exc: Exception) -> StreamError:
     logger.error("llmkit failed while decoding a response (a bug in llmkit)", exc_info=exc)
     error = StreamError(
         f"llmkit failed while decoding the response ({type(exc).__name__}: {exc}); this is a "
-        "bug in llmkit, please report it"
+        "bug in llmkit, please report it",
+        retryable=False,
     )
     error.__cause__ = exc
     return error
@@ -75,7 +76,12 @@ class Exchange:
     decoding pipeline, and the response once its head arrived."""
 
     def __init__(
-        self, model: Model, context: Context, options: RequestOptions, *, client_type: type[Any]
+        self,
+        model: Model,
+        context: ContextInput,
+        options: RequestOptions,
+        *,
+        client_type: type[Any],
     ) -> None:
         body_opts, tr = check_options(options)
         client = tr.get("client")
@@ -87,7 +93,8 @@ class Exchange:
             )
             raise InvalidRequestError(f"{need} as client=" + _httpx2_hint(client))
         self.model = model
-        self.request, key = build(model, context, body_opts, tr, stream=True)
+        ctx = as_context(context)
+        self.request, key = build(model, ctx, body_opts, tr, stream=True)
         self.transport = TransportOptions(
             timeouts=tr.get("timeout") or Timeouts(),
             max_retries=tr.get("max_retries", 2),
@@ -99,7 +106,7 @@ class Exchange:
         self.client: Any = client
         # What the pipeline needs, kept until the response head arrives: a stream still waiting
         # for it (a thousand of them, at launch) holds no decoder or assembler yet.
-        self._tool_names = frozenset(t.name for t in function_tools(context))
+        self._tool_names = frozenset(t.name for t in function_tools(ctx))
         self._max_event_size = tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE)
         self._structured_output = body_opts.response_format is not None
         self.pipeline: Pipeline | None = None
@@ -185,7 +192,7 @@ class EventStream:
     early closes the connection; the message then has ``stop_reason="aborted"``.
     """
 
-    def __init__(self, model: Model, context: Context, options: RequestOptions) -> None:
+    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.Client)
         self._iter: Iterator[Event] | None = None
 
@@ -256,7 +263,7 @@ class AsyncEventStream:
     ``aborted``.
     """
 
-    def __init__(self, model: Model, context: Context, options: RequestOptions) -> None:
+    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.AsyncClient)
         self._owned = False  # a client made for this call alone (outside asyncio), closed after
         self._iter: AsyncIterator[Event] | None = None

@@ -333,7 +333,9 @@ class Assembler:
 
     def abort(self) -> None:
         """The caller stopped reading (left the ``with`` block or was cancelled)."""
-        self._terminate("aborted", StreamError("The stream was closed by the caller"))
+        self._terminate(
+            "aborted", StreamError("The stream was closed by the caller", retryable=False)
+        )
 
     # -- internals -----------------------------------------------------------------------
 
@@ -342,7 +344,7 @@ class Assembler:
             return
         self._close_blocks()
         if not isinstance(error, LLMError):  # the event's error is always an LLMError
-            wrapped = StreamError(f"{type(error).__name__}: {error}")
+            wrapped = StreamError(f"{type(error).__name__}: {error}", retryable=False)
             wrapped.__cause__ = error
             error = wrapped
         scrub(error, self._secret)  # provider error payloads may echo the key
