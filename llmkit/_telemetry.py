@@ -93,39 +93,52 @@ class _Otel:
         self._instruments: tuple[Any, Any, Any] | None = None
 
     def tracer(self) -> Any:
+        """The global tracer provider's tracer; None while no SDK is configured (the API's
+        proxy or no-op provider: its spans would record nothing)."""
         provider = self.trace.get_tracer_provider()
         if provider is not self._tracer_provider:
-            self._tracer = provider.get_tracer("llmkit", self.version)
+            trace = self.trace
+            no_sdk = isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
+            self._tracer = None if no_sdk else provider.get_tracer("llmkit", self.version)
             self._tracer_provider = provider
         return self._tracer
 
-    def instruments(self) -> tuple[Any, Any, Any]:
-        """The duration, token usage and time-to-first-chunk histograms."""
+    def instruments(self) -> tuple[Any, Any, Any] | None:
+        """The duration, token usage and time-to-first-chunk histograms; None while no SDK
+        is configured."""
         provider = self.metrics.get_meter_provider()
-        if provider is not self._meter_provider or self._instruments is None:
-            meter = provider.get_meter("llmkit", self.version)
-            self._instruments = (
-                meter.create_histogram(
-                    "gen_ai.client.operation.duration",
-                    unit="s",
-                    description="GenAI operation duration.",
-                    explicit_bucket_boundaries_advisory=_SECONDS_BUCKETS,
-                ),
-                meter.create_histogram(
-                    "gen_ai.client.token.usage",
-                    unit="{token}",
-                    description="Number of input and output tokens used.",
-                    explicit_bucket_boundaries_advisory=_TOKEN_BUCKETS,
-                ),
-                meter.create_histogram(
-                    "gen_ai.client.operation.time_to_first_chunk",
-                    unit="s",
-                    description="Time to receive the first chunk of the response stream.",
-                    explicit_bucket_boundaries_advisory=_SECONDS_BUCKETS,
-                ),
-            )
+        if provider is not self._meter_provider:
             self._meter_provider = provider
+            self._instruments = None
+            if not (
+                isinstance(provider, self.metrics.NoOpMeterProvider)
+                or type(provider).__name__ == "_ProxyMeterProvider"  # the API's, until set
+            ):
+                self._instruments = self._create(provider)
         return self._instruments
+
+    def _create(self, provider: Any) -> tuple[Any, Any, Any]:
+        meter = provider.get_meter("llmkit", self.version)
+        return (
+            meter.create_histogram(
+                "gen_ai.client.operation.duration",
+                unit="s",
+                description="GenAI operation duration.",
+                explicit_bucket_boundaries_advisory=_SECONDS_BUCKETS,
+            ),
+            meter.create_histogram(
+                "gen_ai.client.token.usage",
+                unit="{token}",
+                description="Number of input and output tokens used.",
+                explicit_bucket_boundaries_advisory=_TOKEN_BUCKETS,
+            ),
+            meter.create_histogram(
+                "gen_ai.client.operation.time_to_first_chunk",
+                unit="s",
+                description="Time to receive the first chunk of the response stream.",
+                explicit_bucket_boundaries_advisory=_SECONDS_BUCKETS,
+            ),
+        )
 
 
 _otel: _Otel | None = None
@@ -152,22 +165,29 @@ def provider_name(model: Model) -> str:
 def call(
     model: Model, context: Context, body: Options, settings: TransportSettings, request: Any
 ) -> Call | None:
-    """The telemetry of one call, or None: ``telemetry=False``, or no opentelemetry-api."""
+    """The telemetry of one call, or None: ``telemetry=False``, no opentelemetry-api, or no
+    SDK configured (then OpenTelemetry would record nothing, and the call does no work for
+    it)."""
     if settings.get("telemetry") is False:
         return None
     otel = _load()
     if otel is None:
         return None
-    return Call(otel, model, context, body, request)
+    tracer, instruments = otel.tracer(), otel.instruments()
+    if tracer is None and instruments is None:
+        return None
+    return Call(otel, tracer, instruments, model, context, body, request)
 
 
 class Call:
-    """One call's span and measurements."""
+    """One call's span and measurements (a tracer or the instruments may be None: that
+    signal has no SDK configured)."""
 
     __slots__ = (
         "_body",
         "_context",
         "_first",
+        "_instruments",
         "_metric_attrs",
         "_model",
         "_otel",
@@ -175,13 +195,23 @@ class Call:
         "_span",
         "_start",
         "_token",
+        "_tracer",
         "capture",
     )
 
     def __init__(
-        self, otel: _Otel, model: Model, context: Context, body: Options, request: httpx.Request
+        self,
+        otel: _Otel,
+        tracer: Any,
+        instruments: tuple[Any, Any, Any] | None,
+        model: Model,
+        context: Context,
+        body: Options,
+        request: httpx.Request,
     ) -> None:
         self._otel = otel
+        self._tracer = tracer
+        self._instruments = instruments
         self._model = model
         self._context = context
         self._body = body
@@ -189,34 +219,33 @@ class Call:
         self.capture = os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() == "true"
         self._span: Any = None
         self._token: object = None
-        self._start = 0.0
+        self._start: float | None = None
         self._first: float | None = None
         operation = "generate_content" if model.api == "gemini" else "chat"
         url = request.url
+        port = url.port if url.port is not None else 443 if url.scheme == "https" else 80
         self._metric_attrs: dict[str, Any] = {
             "gen_ai.operation.name": operation,
             "gen_ai.provider.name": provider_name(model),
             "gen_ai.request.model": model.id,
             "server.address": url.host,
+            "server.port": port,
         }
-        if url.port is not None:
-            self._metric_attrs["server.port"] = url.port
-        elif url.scheme in ("http", "https"):
-            self._metric_attrs["server.port"] = 443 if url.scheme == "https" else 80
 
     def start(self) -> None:
         """The request is about to be sent: the span starts, a child of the caller's current
         span, and is current while the transport sends (an instrumented HTTP client's spans,
         one per attempt, nest in it)."""
-        otel = self._otel
-        attrs = self._metric_attrs
-        name = f"{attrs['gen_ai.operation.name']} {self._model.id}"
-        span = otel.tracer().start_span(name, kind=otel.client_kind)
-        if span.is_recording():
-            span.set_attributes(attrs)
-            span.set_attributes(self._request_attributes())
-        self._span = span
-        self._token = otel.context.attach(otel.trace.set_span_in_context(span))
+        if self._tracer is not None:
+            otel = self._otel
+            attrs = self._metric_attrs
+            name = f"{attrs['gen_ai.operation.name']} {self._model.id}"
+            span = self._tracer.start_span(name, kind=otel.client_kind)
+            if span.is_recording():
+                span.set_attributes(attrs)
+                span.set_attributes(self._request_attributes())
+            self._span = span
+            self._token = otel.context.attach(otel.trace.set_span_in_context(span))
         self._start = time.perf_counter()
 
     def sent(self) -> None:
@@ -248,15 +277,16 @@ class Call:
     ) -> None:
         """The call ended: with ``message`` (a stream that ended in an error passes that error
         too), or with ``error`` raised before any response. Only the first end counts."""
-        span = self._span
-        if span is None:
+        start = self._start
+        if start is None:
             return
-        self._span = None
+        self._start = None
+        duration = time.perf_counter() - start
         self.sent()
-        otel = self._otel
-        duration = time.perf_counter() - self._start
+        span, self._span = self._span, None
+        recording = span is not None and span.is_recording()
         attrs = dict(self._metric_attrs)
-        recording = span.is_recording()
+        finish: list[str] | None = None
         if message is not None:
             if message.stop_reason != "error":
                 error = None  # an abort is the caller's choice, not a failure
@@ -264,30 +294,43 @@ class Call:
                 attrs["gen_ai.response.model"] = message.model
             if recording:
                 span.set_attributes(self._response_attributes(message))
-        elif error is not None and not isinstance(error, Exception) and recording:
-            # Cancelled (or interrupted) while the request was being sent.
-            span.set_attribute("gen_ai.response.finish_reasons", ["aborted"])
-            error = None
-        if isinstance(error, Exception):
-            error_type = type(error).__name__
+        elif error is not None and not isinstance(error, Exception):
+            finish, error = ["aborted"], None  # cancelled (or interrupted) while sending
+        error_type = type(error).__name__ if isinstance(error, Exception) else None
+        if error_type is not None:
             attrs["error.type"] = error_type
-            if recording:
-                span.set_attribute("error.type", error_type)
-                span.set_status(otel.trace.Status(otel.trace.StatusCode.ERROR, error_type))
-        duration_hist, tokens_hist, first_hist = otel.instruments()
-        duration_hist.record(duration, attrs)
-        if self._first is not None:
-            ttfc = self._first - self._start
-            first_hist.record(ttfc, attrs)
-            if recording:
+        ttfc = None if self._first is None else self._first - start
+        if recording:
+            if finish is not None:
+                span.set_attribute("gen_ai.response.finish_reasons", finish)
+            if ttfc is not None:
                 span.set_attribute("gen_ai.response.time_to_first_chunk", ttfc)
-        if message is not None:
-            usage = message.usage
-            if usage.input is not None:
-                tokens_hist.record(usage.input, {**attrs, "gen_ai.token.type": "input"})
-            if usage.output is not None:
-                tokens_hist.record(usage.output, {**attrs, "gen_ai.token.type": "output"})
-        span.end()
+            if error_type is not None:
+                trace = self._otel.trace
+                span.set_attribute("error.type", error_type)
+                span.set_status(trace.Status(trace.StatusCode.ERROR, error_type))
+        if span is not None:
+            span.end()
+        if self._instruments is not None:
+            self._record(attrs, duration, ttfc, message)
+
+    def _record(
+        self,
+        attrs: dict[str, Any],
+        duration: float,
+        ttfc: float | None,
+        message: AssistantMessage | None,
+    ) -> None:
+        assert self._instruments is not None
+        duration_hist, tokens_hist, first_hist = self._instruments
+        duration_hist.record(duration, attrs)
+        if ttfc is not None:
+            first_hist.record(ttfc, attrs)
+        usage = None if message is None else message.usage
+        if usage is not None and usage.input is not None:
+            tokens_hist.record(usage.input, {**attrs, "gen_ai.token.type": "input"})
+        if usage is not None and usage.output is not None:
+            tokens_hist.record(usage.output, {**attrs, "gen_ai.token.type": "output"})
 
     # -- attributes ------------------------------------------------------------------------
 

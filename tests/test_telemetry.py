@@ -553,23 +553,32 @@ def test_no_key_in_any_span_metric_or_status(
 # -- when OpenTelemetry is not there, and the documented example -------------------------
 
 
-def test_without_an_sdk_the_api_s_no_op_costs_no_attributes() -> None:
-    # A fresh process with opentelemetry-api but no SDK configured: the span does not record,
-    # and the call does not build attributes for it.
+def test_without_an_sdk_a_call_does_no_telemetry_work() -> None:
+    # A fresh process with opentelemetry-api but no SDK configured: OpenTelemetry would record
+    # nothing, and the call makes no span and no measurement for it; configured later, the
+    # SDK is picked up by the next call.
     script = """
 import llmkit
 from llmkit import _telemetry
 from llmkit.testing import FakeProvider, FakeReply
-built = []
-original = _telemetry.Call._request_attributes
-_telemetry.Call._request_attributes = lambda self: built.append(1) or original(self)
-with FakeProvider([FakeReply("Hi")]) as fake:
-    ctx = llmkit.Context(messages=[llmkit.user("hi")])
-    print(llmkit.complete(fake.model(), ctx, api_key=fake.api_key).text, len(built))
+made = []
+class Counted(_telemetry.Call):
+    __slots__ = ()
+    def __init__(self, *args):
+        made.append(1)
+        super().__init__(*args)
+_telemetry.Call = Counted
+ctx = llmkit.Context(messages=[llmkit.user("hi")])
+with FakeProvider([FakeReply("Hi"), FakeReply("Hi")]) as fake:
+    print(llmkit.complete(fake.model(), ctx, api_key=fake.api_key).text, len(made))
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    trace.set_tracer_provider(TracerProvider())
+    print(llmkit.complete(fake.model(), ctx, api_key=fake.api_key).text, len(made))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["Hi", "0"]
+    assert done.stdout.split() == ["Hi", "0", "Hi", "1"]
 
 
 def test_the_observability_example_runs_as_shown() -> None:
