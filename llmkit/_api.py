@@ -264,7 +264,8 @@ def stream(model: Model, context: ContextInput, **options: Unpack[RequestOptions
         ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
         :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
         ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
-        dict, ``on_response`` each attempt's response head.
+        dict, ``on_response`` each attempt's response head; ``telemetry`` (``False``: no
+        OpenTelemetry span or metric for the call; docs/observability.md).
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour (on the call).
@@ -307,7 +308,8 @@ def complete(
         ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
         :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
         ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
-        dict, ``on_response`` each attempt's response head.
+        dict, ``on_response`` each attempt's response head; ``telemetry`` (``False``: no
+        OpenTelemetry span or metric for the call; docs/observability.md).
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour.
