@@ -113,7 +113,7 @@ class Exchange:
         self.pipeline: Pipeline | None = None
         self.response: httpx.Response | None = None
         # The OpenTelemetry span and metrics of this call (None: off, or no opentelemetry-api).
-        self.telemetry = telemetry_call(model, context, body_opts, tr, self.request)
+        self.telemetry = telemetry_call(model, ctx, body_opts, tr, self.request)
 
     def open_pipeline(self) -> Pipeline:
         """The response head arrived: build the decoding pipeline."""
