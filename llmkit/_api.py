@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 
-# Options that act only when llmkit itself sends: build_request refuses them (DESIGN §6).
+# Options that act only when llmkit itself sends: build_request refuses them.
 SEND_ONLY = (
     "timeout",
     "max_retries",

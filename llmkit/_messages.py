@@ -397,7 +397,7 @@ sequence of messages (no system prompt, no tools)."""
 
 
 def as_context(context: object) -> Context:
-    """``context`` as a :class:`Context` (DESIGN §6 "Calls").
+    """``context`` as a :class:`Context`.
 
     Raises:
         InvalidRequestError: anything else, naming ``context`` (before anything is sent).

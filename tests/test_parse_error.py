@@ -1,5 +1,5 @@
 """``parse_error`` and ``LLMError.retryable``: the typed error for an HTTP error response that
-the caller's own code received (DESIGN §6 "Seams for frameworks").
+the caller's own code received.
 
 Checked three ways: against every recorded error response of the corpus (``tests/fixtures``),
 whose class is predicted here from the status alone, independently of llmkit's classifier;
@@ -439,7 +439,7 @@ def test_the_callers_own_client_gets_the_error_complete_raises(
 
 
 def test_llmkits_own_retries_follow_retryable() -> None:
-    """A 409 and a 408 are retried, a 400 and a 401 are not (DESIGN §6, one rule)."""
+    """A 409 and a 408 are retried, a 400 and a 401 are not (one rule: LLMError.retryable)."""
     context = llmkit.Context(messages=[llmkit.user("Hi")])
     script = [FakeError(409), FakeError(408), FakeReply("ok")]
     with FakeProvider(script) as fake:

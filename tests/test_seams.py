@@ -1,4 +1,4 @@
-"""Where the caller's code meets llmkit (DESIGN §6 "Calls", "Seams for frameworks").
+"""Where the caller's code meets llmkit.
 
 ``context`` as a ``str`` or a sequence of messages, anything else refused naming ``context``;
 ``build_request(stream=False)`` paired with ``parse_response``; the send-only options refused
