@@ -18,9 +18,19 @@ PROJECT = PYPROJECT["project"]
 
 # Imported by llmkit only where an extra (or the caller) provides them, never at import time.
 # pytest: only by the pytest plugin, which pytest itself loads.
-OPTIONAL = {"botocore": "aws", "google": "google", "httpx2": None, "pytest": None}
+OPTIONAL = {
+    "botocore": "aws",
+    "google": "google",
+    "opentelemetry": "otel",
+    "httpx2": None,
+    "pytest": None,
+}
 # Distribution name -> the module it provides, where they differ.
-MODULES = {"typing-extensions": "typing_extensions", "google-auth": "google"}
+MODULES = {
+    "typing-extensions": "typing_extensions",
+    "google-auth": "google",
+    "opentelemetry-api": "opentelemetry",
+}
 
 
 def _normalise(name: str) -> str:
