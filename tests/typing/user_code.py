@@ -84,3 +84,33 @@ def failure_event(model: llmkit.Model, context: llmkit.Context) -> None:
             if isinstance(event, llmkit.ErrorEvent):
                 assert_type(event.error, llmkit.LLMError)
                 assert_type(event.error.message, str)
+
+
+class LookupOrder(BaseModel):
+    """Look an order up."""
+
+    order_id: int
+
+
+def toolsets(call: llmkit.ToolCall, context: llmkit.Context) -> None:
+    weather, lookup = llmkit.tool(GetWeather), llmkit.tool(LookupOrder)
+    raw = llmkit.Tool(name="search", parameters={"type": "object", "properties": {}})
+    assert_type(llmkit.decode_tool_call((weather, lookup), call), GetWeather | LookupOrder)
+    assert_type(llmkit.decode_tool_call((GetWeather, LookupOrder), call), GetWeather | LookupOrder)
+    both = llmkit.decode_tool_call((weather, LookupOrder, raw), call)
+    assert_type(both, GetWeather | LookupOrder | dict[str, Any])
+    match llmkit.decode_tool_call((weather, lookup), call):
+        case GetWeather(city=city):
+            assert_type(city, str)
+        case LookupOrder(order_id=order_id):
+            assert_type(order_id, int)
+    llmkit.decode_tool_call(context.tools, call)  # a Context's tools, provider tools and all
+
+
+def calls(model: llmkit.Model) -> None:
+    llmkit.complete(model, "Hi")
+    llmkit.complete(model, [llmkit.user("Hi")])
+    llmkit.build_request(model, "Hi", stream=False)
+    llmkit.complete(llmkit.get_model("openai/gpt-4.1-mini"), "Hi")
+    llmkit.Model(provider="openai", id="gpt-4.1-mini")  # api from the provider
+    llmkit.complete(model, 42)  # type: ignore[arg-type]
