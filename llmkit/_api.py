@@ -283,7 +283,9 @@ def astream(
 ) -> AsyncEventStream:
     """Async :func:`stream`: ``async with llmkit.astream(...) as events: async for e in events``.
 
-    The same options and errors as :func:`stream`; ``on_response`` may be an async function.
+    The same options (:class:`~llmkit.RequestOptions`: body options, transport options,
+    ``on_request``, ``on_response``; ``client`` is an ``httpx.AsyncClient``) and errors as
+    :func:`stream`; ``on_response`` may be an async function.
     Cancelling the task that reads it closes the connection (the message ends ``aborted``).
     """
     from ._streams import AsyncEventStream
@@ -330,7 +332,9 @@ def complete(
 async def acomplete(
     model: Model, context: ContextInput, **options: Unpack[RequestOptions]
 ) -> AssistantMessage:
-    """Async :func:`complete`: the same options and errors; ``on_response`` may be async."""
+    """Async :func:`complete`: the same options (:class:`~llmkit.RequestOptions`; ``client``
+    is an ``httpx.AsyncClient``) and errors as :func:`complete`; ``on_response`` may be an
+    async function."""
     async with astream(model, context, **options) as events:
         async for _ in events:
             pass

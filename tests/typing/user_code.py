@@ -114,3 +114,19 @@ def calls(model: llmkit.Model) -> None:
     llmkit.complete(llmkit.get_model("openai/gpt-4.1-mini"), "Hi")
     llmkit.Model(provider="openai", id="gpt-4.1-mini")  # api from the provider
     llmkit.complete(model, 42)  # type: ignore[arg-type]
+
+
+async def client_defaults(model: llmkit.Model, context: llmkit.Context) -> None:
+    client = llmkit.Client(max_tokens=1024, timeout=30.0, headers={"x-team": "a"})
+    llmkit.Client(max_tokenz=1)  # type: ignore[call-arg]
+    llmkit.Client(temperature="hot")  # type: ignore[arg-type]
+    assert_type(client.complete(model, context, reasoning="low"), llmkit.AssistantMessage)
+    assert_type(await client.acomplete(model, "Hi", max_retries=0), llmkit.AssistantMessage)
+    client.complete(model, context, max_tokenz=5)  # type: ignore[call-arg]
+    client.stream(model, context, timeout="abc")  # type: ignore[arg-type]
+    assert_type(client.stream(model, context), llmkit.EventStream)
+    assert_type(client.astream(model, context), llmkit.AsyncEventStream)
+    assert_type(client.count_tokens(model, context), int)
+    assert_type(await client.acount_tokens(model, context), int)
+    client.build_request(model, context, stream=False, temperature=0.2)
+    assert_type(client.with_options(temperature=0.0), llmkit.Client)
