@@ -193,6 +193,22 @@ class Exchange:
             )
         return message
 
+    def describe(self) -> str:
+        """What a repr shows: the model, where the request goes, and how far the stream got
+        (never a key: the URL without its query, no header)."""
+        url = self.request.url.copy_with(query=None, userinfo=b"")
+        message = None if self.pipeline is None else self.pipeline.asm.message
+        if message is not None:
+            state = f"ended, stop_reason={message.stop_reason!r}"
+        elif self.pipeline is not None:
+            state = "streaming"
+        elif self.response is not None:
+            state = f"HTTP {self.response.status_code}"
+        else:
+            state = "not started"
+        model = self.model
+        return f"{model.provider}/{model.id} ({model.api}) POST {url}: {state}"
+
     def raise_for_result(self) -> AssistantMessage:
         message = self.message
         assert self.pipeline is not None  # there is a message
@@ -212,6 +228,9 @@ class EventStream:
     def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.Client)
         self._iter: Iterator[Event] | None = None
+
+    def __repr__(self) -> str:
+        return f"<llmkit.EventStream {self._x.describe()}>"
 
     def __enter__(self) -> EventStream:
         x = self._x
@@ -295,6 +314,9 @@ class AsyncEventStream:
         self._x = Exchange(model, context, options, client_type=httpx.AsyncClient)
         self._owned = False  # a client made for this call alone (outside asyncio), closed after
         self._iter: AsyncIterator[Event] | None = None
+
+    def __repr__(self) -> str:
+        return f"<llmkit.AsyncEventStream {self._x.describe()}>"
 
     async def __aenter__(self) -> AsyncEventStream:
         x = self._x
