@@ -21,11 +21,13 @@ from ._options import check_options
 from ._request import build
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from typing_extensions import Unpack
 
     from ._errors import APIError
     from ._events import Event
-    from ._messages import AssistantMessage, ContextInput
+    from ._messages import AssistantMessage, Context, Message
     from ._models import Model
     from ._options import RequestOptions
     from ._streams import AsyncEventStream, EventStream
@@ -72,7 +74,7 @@ SEND_ONLY = (
 
 def build_request(
     model: Model,
-    context: ContextInput,
+    context: Context | str | Sequence[Message],
     *,
     stream: bool = True,
     **options: Unpack[RequestOptions],
@@ -248,7 +250,9 @@ def _credentials(model: Model, response: httpx.Response) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for s in found if len(s) >= 4))
 
 
-def stream(model: Model, context: ContextInput, **options: Unpack[RequestOptions]) -> EventStream:
+def stream(
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
+) -> EventStream:
     """Stream a response: ``with llmkit.stream(model, context) as events: for e in events``.
 
     The request is sent (with retries before the first byte) when the block is entered;
@@ -279,7 +283,7 @@ def stream(model: Model, context: ContextInput, **options: Unpack[RequestOptions
 
 
 def astream(
-    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> AsyncEventStream:
     """Async :func:`stream`: ``async with llmkit.astream(...) as events: async for e in events``.
 
@@ -294,7 +298,7 @@ def astream(
 
 
 def complete(
-    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> AssistantMessage:
     """The whole AssistantMessage: exactly what the terminal event of ``stream()`` carries.
 
@@ -330,7 +334,7 @@ def complete(
 
 
 async def acomplete(
-    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> AssistantMessage:
     """Async :func:`complete`: the same options (:class:`~llmkit.RequestOptions`; ``client``
     is an ``httpx.AsyncClient``) and errors as :func:`complete`; ``on_response`` may be an

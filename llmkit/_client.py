@@ -17,10 +17,12 @@ from ._api import SEND_ONLY, refuse_send_only
 from ._options import check_options
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import httpx
     from typing_extensions import Unpack
 
-    from ._messages import AssistantMessage, ContextInput
+    from ._messages import AssistantMessage, Context, Message
     from ._models import Model
     from ._options import RequestOptions
     from ._streams import AsyncEventStream, EventStream
@@ -94,7 +96,10 @@ class Client:
         return merge_options(self._options, options)
 
     def complete(
-        self, model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+        self,
+        model: Model,
+        context: Context | str | Sequence[Message],
+        **options: Unpack[RequestOptions],
     ) -> AssistantMessage:
         """:func:`llmkit.complete` with this client's defaults."""
         from ._api import complete
@@ -102,7 +107,10 @@ class Client:
         return complete(model, context, **self._merged(options))
 
     async def acomplete(
-        self, model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+        self,
+        model: Model,
+        context: Context | str | Sequence[Message],
+        **options: Unpack[RequestOptions],
     ) -> AssistantMessage:
         """:func:`llmkit.acomplete` with this client's defaults."""
         from ._api import acomplete
@@ -110,7 +118,10 @@ class Client:
         return await acomplete(model, context, **self._merged(options))
 
     def stream(
-        self, model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+        self,
+        model: Model,
+        context: Context | str | Sequence[Message],
+        **options: Unpack[RequestOptions],
     ) -> EventStream:
         """:func:`llmkit.stream` with this client's defaults."""
         from ._api import stream
@@ -118,7 +129,10 @@ class Client:
         return stream(model, context, **self._merged(options))
 
     def astream(
-        self, model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+        self,
+        model: Model,
+        context: Context | str | Sequence[Message],
+        **options: Unpack[RequestOptions],
     ) -> AsyncEventStream:
         """:func:`llmkit.astream` with this client's defaults."""
         from ._api import astream
@@ -126,7 +140,10 @@ class Client:
         return astream(model, context, **self._merged(options))
 
     def count_tokens(
-        self, model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+        self,
+        model: Model,
+        context: Context | str | Sequence[Message],
+        **options: Unpack[RequestOptions],
     ) -> int:
         """:func:`llmkit.count_tokens` with this client's defaults."""
         from ._count import count_tokens
@@ -134,7 +151,10 @@ class Client:
         return count_tokens(model, context, **self._merged(options))
 
     async def acount_tokens(
-        self, model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+        self,
+        model: Model,
+        context: Context | str | Sequence[Message],
+        **options: Unpack[RequestOptions],
     ) -> int:
         """:func:`llmkit.acount_tokens` with this client's defaults."""
         from ._count import acount_tokens
@@ -144,7 +164,7 @@ class Client:
     def build_request(
         self,
         model: Model,
-        context: ContextInput,
+        context: Context | str | Sequence[Message],
         *,
         stream: bool = True,
         **options: Unpack[RequestOptions],

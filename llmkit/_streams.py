@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from types import TracebackType
 from typing import Any, cast
 
@@ -26,7 +26,7 @@ from ._clients import default_async_client, default_client
 from ._diagnostics import Diagnostic
 from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
 from ._events import Event
-from ._messages import AssistantMessage, ContextInput, as_context
+from ._messages import AssistantMessage, Context, Message, as_context
 from ._models import Model
 from ._options import RequestOptions, check_options
 from ._pipeline import Pipeline
@@ -79,7 +79,7 @@ class Exchange:
     def __init__(
         self,
         model: Model,
-        context: ContextInput,
+        context: Context | str | Sequence[Message],
         options: RequestOptions,
         *,
         client_type: type[Any],
@@ -225,7 +225,9 @@ class EventStream:
     early closes the connection; the message then has ``stop_reason="aborted"``.
     """
 
-    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
+    def __init__(
+        self, model: Model, context: Context | str | Sequence[Message], options: RequestOptions
+    ) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.Client)
         self._iter: Iterator[Event] | None = None
 
@@ -310,7 +312,9 @@ class AsyncEventStream:
     ``aborted``.
     """
 
-    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
+    def __init__(
+        self, model: Model, context: Context | str | Sequence[Message], options: RequestOptions
+    ) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.AsyncClient)
         self._owned = False  # a client made for this call alone (outside asyncio), closed after
         self._iter: AsyncIterator[Event] | None = None

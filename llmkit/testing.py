@@ -94,6 +94,7 @@ __all__ = [
     "FakeRequest",
     "FakeToolCall",
     "Responder",
+    "ScriptItem",
 ]
 
 EMULATED_SERVERS: tuple[str, ...] = tuple(PROFILES)
