@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from ._options import check_options
+from ._options import Options
 from ._request import build
 
 if TYPE_CHECKING:
@@ -67,8 +67,7 @@ def build_request(
             ``tool_choice`` naming an undeclared tool, or an unknown option.
         MissingAPIKeyError: no key in ``api_key`` nor in the provider's variable.
     """
-    body_opts, tr = check_options(options)
-    return build(model, context, body_opts, tr, stream=True)[0]
+    return build(model, context, Options.check(options), stream=True)[0]
 
 
 def parse_stream(
@@ -137,14 +136,8 @@ def stream(model: Model, context: Context, **options: Unpack[RequestOptions]) ->
     would raise (its ``.partial`` holds the partial message). Leaving the block early closes
     the connection; ``.message`` is then the message with ``stop_reason="aborted"``.
 
-    Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
-        ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
-        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``,
-        ``cache``, ``cache_key``, ``stream_tool_arguments`` shape the body; ``api_key``,
-        ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
-        :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
-        ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
-        dict, ``on_response`` each attempt's response head.
+    Options: every one of :class:`~llmkit.RequestOptions` (documented there), each checked
+    before anything is sent.
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour (on the call).
@@ -176,14 +169,8 @@ def complete(model: Model, context: Context, **options: Unpack[RequestOptions]) 
     message as ``.partial`` (``None`` before it) and keeps its most specific class:
     ``except llmkit.LLMError as e: e.partial`` works for all of them.
 
-    Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
-        ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
-        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``,
-        ``cache``, ``cache_key``, ``stream_tool_arguments`` shape the body; ``api_key``,
-        ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
-        :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
-        ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
-        dict, ``on_response`` each attempt's response head.
+    Options: every one of :class:`~llmkit.RequestOptions` (documented there), each checked
+    before anything is sent.
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour.
