@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -43,7 +43,7 @@ __all__ = [
     "SEND_ONLY",
     "Options",
     "RequestOptions",
-    "check_options",
+    "unknown_options",
 ]
 
 Reasoning = Literal["off", "minimal", "low", "medium", "high"]
@@ -156,6 +156,10 @@ class RequestOptions(TypedDict, total=False):
     max_event_size: int
     """The largest single stream event accepted, in bytes (>= 1; default 16 MiB): memory per
     event is bounded; a larger one ends the stream with a ``StreamError``."""
+
+    telemetry: bool
+    """``False``: no OpenTelemetry span or metric for this call (with ``opentelemetry-api``
+    installed, every call makes them by default; see docs/observability.md)."""
 
 
 # -- checks: each takes the option's name and value, returns the value to keep -------------------
@@ -364,6 +368,7 @@ class Options:
     max_event_size: int | None = _option(
         _int_from(1, "an integer number of bytes"), TRANSPORT, send_only=True
     )
+    telemetry: bool | None = _option(_flag, TRANSPORT, send_only=True)
 
     @classmethod
     def check(cls, options: Mapping[str, Any]) -> Options:
@@ -377,7 +382,7 @@ class Options:
         for name, value in options.items():
             f = _FIELDS.get(name)
             if f is None:
-                raise _unknown(options)
+                raise unknown_options(set(options) - set(_FIELDS), _FIELDS)
             if value is not None:
                 checked[name] = f.metadata["check"](name, value)
         return cls(**checked)
@@ -442,23 +447,17 @@ SEND_ONLY: tuple[str, ...] = tuple(n for n, f in _FIELDS.items() if f.metadata["
 """The options that act only when llmkit sends (docs/design.md §6, "Seams for frameworks")."""
 
 
-def _unknown(options: Mapping[str, Any]) -> InvalidRequestError:
+def unknown_options(unknown: Iterable[str], known: Iterable[str]) -> InvalidRequestError:
+    """The error for misspelt or unknown options: the closest known name first ("did you
+    mean ...?"), then every known one."""
     import difflib  # only for this error: building a request never loads it
 
-    unknown = sorted(set(options) - set(_FIELDS))
+    names = sorted(known)
     hints = []
-    for name in unknown:
-        close = difflib.get_close_matches(name, _FIELDS, n=1)
-        if close:
-            hints.append(f"{name}: did you mean {close[0]}?")
-    hint = f" ({'; '.join(hints)})" if hints else ""
+    for name in sorted(unknown):
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        hints.append(f"{name} (did you mean {close[0]}?)" if close else name)
     return InvalidRequestError(
-        f"Unknown option(s): {', '.join(unknown)}{hint}. Known options: "
-        f"{', '.join(sorted(_FIELDS))}; use provider_options={{...}} for provider-specific "
-        "body fields."
+        f"Unknown option(s): {', '.join(hints)}. Known options: {', '.join(names)}; use "
+        "provider_options={...} for provider-specific body fields."
     )
-
-
-def check_options(options: Mapping[str, Any]) -> Options:
-    """:meth:`Options.check`: the caller's options, every value checked."""
-    return Options.check(options)
