@@ -1,8 +1,9 @@
 """:class:`Client`: default options held once, for code that makes many calls.
 
 A ``Client`` is only options: every method is the module-level call of the same name with the
-client's defaults merged under the call's own options (a call's option replaces the default;
-``headers`` merge name by name, case-insensitively). It opens nothing itself: the calls use
+client's defaults merged under the call's own options by :meth:`Options.merged
+<llmkit._options.Options.merged>` (a call's option replaces the default; ``headers`` merge
+name by name, case-insensitively). It opens nothing itself: the calls use
 the caller's ``client=`` when one is among the options, else llmkit's shared default client
 (:mod:`._clients`), exactly as the module-level calls do. (Not to be confused with
 :mod:`._clients`, the shared ``httpx`` clients.)
@@ -13,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._api import SEND_ONLY, refuse_send_only
-from ._options import check_options
+from ._api import refuse_send_only
+from ._options import SEND_ONLY, Options
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -31,19 +32,6 @@ __all__ = ["Client"]
 
 # Header names whose value is a credential: never shown by repr.
 _SECRET_HEADER_PARTS = ("auth", "key", "token", "secret", "cookie", "signature", "credential")
-
-
-def merge_options(defaults: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
-    """``options`` over ``defaults``: each option given replaces the default, except
-    ``headers``, merged name by name (case-insensitively, the call's value winning)."""
-    merged = {**defaults, **options}
-    base, extra = defaults.get("headers"), options.get("headers")
-    if base and extra:
-        overridden = {name.lower() for name in extra}
-        headers = {k: v for k, v in base.items() if k.lower() not in overridden}
-        headers.update(extra)
-        merged["headers"] = headers
-    return merged
 
 
 def _shown(name: str, value: Any) -> str:
@@ -68,8 +56,8 @@ class Client:
 
     Any :class:`~llmkit.RequestOptions` may be a default; each is checked when the client is
     made. The methods take ``(model, context, **options)`` like the module-level calls; an
-    option passed to a call replaces the default (``None`` removes it), and ``headers`` merge
-    name by name, case-insensitively, the call's value winning. :meth:`with_options` returns a
+    option passed to a call replaces the default, and ``headers`` merge name by name,
+    case-insensitively, the call's value winning. :meth:`with_options` returns a
     new client with some defaults changed.
 
     A client owns no connections: its calls use the ``httpx`` client given as ``client=``
@@ -77,23 +65,22 @@ class Client:
     calls do. Its repr shows the defaults, never a key nor a credential header.
     """
 
-    __slots__ = ("_options",)
+    __slots__ = ("_defaults",)
 
     def __init__(self, **options: Unpack[RequestOptions]) -> None:
-        check_options(options)
-        self._options: dict[str, Any] = {k: v for k, v in options.items() if v is not None}
+        self._defaults = Options.check(options)
 
     @property
     def options(self) -> RequestOptions:
-        """The default options (a copy)."""
-        return dict(self._options)  # type: ignore[return-value]
+        """The default options (a copy, as checked)."""
+        return self._defaults.given()  # type: ignore[return-value]
 
     def with_options(self, **options: Unpack[RequestOptions]) -> Client:
         """A new client: these defaults over this client's (``headers`` merged)."""
-        return Client(**merge_options(self._options, options))
+        return Client(**self._merged(options))
 
     def _merged(self, options: Mapping[str, Any]) -> Any:
-        return merge_options(self._options, options)
+        return self._defaults.merged(Options.check(options)).given()
 
     def complete(
         self,
@@ -178,9 +165,12 @@ class Client:
         from ._api import build_request
 
         refuse_send_only(options)
-        defaults = {k: v for k, v in self._options.items() if k not in SEND_ONLY}
-        return build_request(model, context, stream=stream, **merge_options(defaults, options))
+        given = self._defaults.given()
+        defaults = Options(**{k: v for k, v in given.items() if k not in SEND_ONLY})
+        merged: Any = defaults.merged(Options.check(options)).given()
+        return build_request(model, context, stream=stream, **merged)
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{k}={_shown(k, v)}" for k, v in sorted(self._options.items()))
+        given = self._defaults.given()
+        shown = ", ".join(f"{k}={_shown(k, v)}" for k, v in sorted(given.items()))
         return f"llmkit.Client({shown})"

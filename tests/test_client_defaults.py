@@ -146,13 +146,6 @@ def test_options_are_checked_when_the_client_is_made_and_sent_nothing(api: str) 
         assert fake.requests == []
 
 
-def test_a_call_may_remove_a_default() -> None:
-    with FakeProvider([FakeReply("Hello")]) as fake:
-        client = llmkit.Client(api_key=fake.api_key, max_tokens=5)
-        client.complete(fake.model(), "Hi", max_tokens=None)
-        assert "max_completion_tokens" not in fake.requests[0].body
-
-
 def test_the_repr_shows_the_options_never_a_key() -> None:
     key = "sk-live-0123456789abcdefghij"
     client = llmkit.Client(
