@@ -17,15 +17,17 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ._messages import as_context
-from ._options import check_options
+from ._options import SEND_ONLY, Options
 from ._request import build
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from typing_extensions import Unpack
 
     from ._errors import APIError
     from ._events import Event
-    from ._messages import AssistantMessage, ContextInput
+    from ._messages import AssistantMessage, Context, Message
     from ._models import Model
     from ._options import RequestOptions
     from ._streams import AsyncEventStream, EventStream
@@ -58,21 +60,9 @@ __all__ = [
 ]
 
 
-# Options that act only when llmkit itself sends: build_request refuses them.
-SEND_ONLY = (
-    "timeout",
-    "max_retries",
-    "max_retry_delay",
-    "client",
-    "on_response",
-    "max_event_size",
-    "telemetry",
-)
-
-
 def build_request(
     model: Model,
-    context: ContextInput,
+    context: Context | str | Sequence[Message],
     *,
     stream: bool = True,
     **options: Unpack[RequestOptions],
@@ -96,12 +86,12 @@ def build_request(
         MissingAPIKeyError: no key in ``api_key`` nor in the provider's variable.
     """
     refuse_send_only(options)
-    body_opts, tr = check_options(options)
-    return build(model, as_context(context), body_opts, tr, stream=stream)[0]
+    return build(model, as_context(context), Options.check(options), stream=stream)[0]
 
 
 def refuse_send_only(options: Mapping[str, Any]) -> None:
-    """``InvalidRequestError`` naming every send-only option given (not ``None``)."""
+    """``InvalidRequestError`` naming every send-only option given (not ``None``), whatever
+    its value (:data:`~llmkit._options.SEND_ONLY`)."""
     given = [name for name in SEND_ONLY if options.get(name) is not None]
     if given:
         from ._errors import InvalidRequestError
@@ -248,7 +238,9 @@ def _credentials(model: Model, response: httpx.Response) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for s in found if len(s) >= 4))
 
 
-def stream(model: Model, context: ContextInput, **options: Unpack[RequestOptions]) -> EventStream:
+def stream(
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
+) -> EventStream:
     """Stream a response: ``with llmkit.stream(model, context) as events: for e in events``.
 
     The request is sent (with retries before the first byte) when the block is entered;
@@ -257,15 +249,8 @@ def stream(model: Model, context: ContextInput, **options: Unpack[RequestOptions
     would raise (its ``.partial`` holds the partial message). Leaving the block early closes
     the connection; ``.message`` is then the message with ``stop_reason="aborted"``.
 
-    Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
-        ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
-        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``,
-        ``cache``, ``cache_key``, ``stream_tool_arguments`` shape the body; ``api_key``,
-        ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
-        :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
-        ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
-        dict, ``on_response`` each attempt's response head; ``telemetry`` (``False``: no
-        OpenTelemetry span or metric for the call; docs/observability.md).
+    Options: every one of :class:`~llmkit.RequestOptions` (documented there), each checked
+    before anything is sent.
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour (on the call).
@@ -279,11 +264,13 @@ def stream(model: Model, context: ContextInput, **options: Unpack[RequestOptions
 
 
 def astream(
-    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> AsyncEventStream:
     """Async :func:`stream`: ``async with llmkit.astream(...) as events: async for e in events``.
 
-    The same options and errors as :func:`stream`; ``on_response`` may be an async function.
+    The same options (:class:`~llmkit.RequestOptions`: body options, transport options,
+    ``on_request``, ``on_response``; ``client`` is an ``httpx.AsyncClient``) and errors as
+    :func:`stream`; ``on_response`` may be an async function.
     Cancelling the task that reads it closes the connection (the message ends ``aborted``).
     """
     from ._streams import AsyncEventStream
@@ -292,7 +279,7 @@ def astream(
 
 
 def complete(
-    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> AssistantMessage:
     """The whole AssistantMessage: exactly what the terminal event of ``stream()`` carries.
 
@@ -301,15 +288,8 @@ def complete(
     message as ``.partial`` (``None`` before it) and keeps its most specific class:
     ``except llmkit.LLMError as e: e.partial`` works for all of them.
 
-    Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
-        ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
-        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``,
-        ``cache``, ``cache_key``, ``stream_tool_arguments`` shape the body; ``api_key``,
-        ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
-        :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
-        ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
-        dict, ``on_response`` each attempt's response head; ``telemetry`` (``False``: no
-        OpenTelemetry span or metric for the call; docs/observability.md).
+    Options: every one of :class:`~llmkit.RequestOptions` (documented there), each checked
+    before anything is sent.
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour.
@@ -328,9 +308,11 @@ def complete(
 
 
 async def acomplete(
-    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> AssistantMessage:
-    """Async :func:`complete`: the same options and errors; ``on_response`` may be async."""
+    """Async :func:`complete`: the same options (:class:`~llmkit.RequestOptions`; ``client``
+    is an ``httpx.AsyncClient``) and errors as :func:`complete`; ``on_response`` may be an
+    async function."""
     async with astream(model, context, **options) as events:
         async for _ in events:
             pass

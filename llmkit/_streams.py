@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from types import TracebackType
 from typing import Any, cast
 
@@ -26,16 +26,13 @@ from ._clients import default_async_client, default_client
 from ._diagnostics import Diagnostic
 from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
 from ._events import Event
-from ._messages import AssistantMessage, ContextInput, as_context
+from ._messages import AssistantMessage, Context, Message, as_context
 from ._models import Model
-from ._options import RequestOptions, check_options
+from ._options import Options, RequestOptions
 from ._pipeline import Pipeline
 from ._request import build
-from ._sse import DEFAULT_MAX_EVENT_SIZE
 from ._telemetry import call as telemetry_call
 from ._transport import (
-    Timeouts,
-    TransportOptions,
     map_stream_exception,
     run_async,
     run_sync,
@@ -79,13 +76,13 @@ class Exchange:
     def __init__(
         self,
         model: Model,
-        context: ContextInput,
+        context: Context | str | Sequence[Message],
         options: RequestOptions,
         *,
         client_type: type[Any],
     ) -> None:
-        body_opts, tr = check_options(options)
-        client = tr.get("client")
+        opts = Options.check(options)
+        client = opts.client
         if client is not None and not isinstance(client, client_type):
             need = (
                 "stream()/complete() need an httpx.Client"
@@ -95,25 +92,18 @@ class Exchange:
             raise InvalidRequestError(f"{need} as client=" + _httpx2_hint(client))
         self.model = model
         ctx = as_context(context)
-        self.request, key = build(model, ctx, body_opts, tr, stream=True)
-        self.transport = TransportOptions(
-            timeouts=tr.get("timeout") or Timeouts(),
-            max_retries=tr.get("max_retries", 2),
-            max_retry_delay=tr.get("max_retry_delay", 60.0),
-            provider=model.provider,
-            secret=key,
-            on_response=tr.get("on_response"),
-        )
+        self.request, key = build(model, ctx, opts, stream=True)
+        self.transport = opts.transport_options(model.provider, key)
         self.client: Any = client
         # What the pipeline needs, kept until the response head arrives: a stream still waiting
         # for it (a thousand of them, at launch) holds no decoder or assembler yet.
         self._tool_names = frozenset(t.name for t in function_tools(ctx))
-        self._max_event_size = tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE)
-        self._structured_output = body_opts.response_format is not None
+        self._max_event_size = opts.event_size_limit
+        self._structured_output = opts.response_format is not None
         self.pipeline: Pipeline | None = None
         self.response: httpx.Response | None = None
         # The OpenTelemetry span and metrics of this call (None: off, or no opentelemetry-api).
-        self.telemetry = telemetry_call(model, ctx, body_opts, tr, self.request)
+        self.telemetry = telemetry_call(model, ctx, opts, self.request)
 
     def open_pipeline(self) -> Pipeline:
         """The response head arrived: build the decoding pipeline."""
@@ -193,6 +183,22 @@ class Exchange:
             )
         return message
 
+    def describe(self) -> str:
+        """What a repr shows: the model, where the request goes, and how far the stream got
+        (never a key: the URL without its query, no header)."""
+        url = self.request.url.copy_with(query=None, userinfo=b"")
+        message = None if self.pipeline is None else self.pipeline.asm.message
+        if message is not None:
+            state = f"ended, stop_reason={message.stop_reason!r}"
+        elif self.pipeline is not None:
+            state = "streaming"
+        elif self.response is not None:
+            state = f"HTTP {self.response.status_code}"
+        else:
+            state = "not started"
+        model = self.model
+        return f"{model.provider}/{model.id} ({model.api}) POST {url}: {state}"
+
     def raise_for_result(self) -> AssistantMessage:
         message = self.message
         assert self.pipeline is not None  # there is a message
@@ -209,9 +215,14 @@ class EventStream:
     early closes the connection; the message then has ``stop_reason="aborted"``.
     """
 
-    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
+    def __init__(
+        self, model: Model, context: Context | str | Sequence[Message], options: RequestOptions
+    ) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.Client)
         self._iter: Iterator[Event] | None = None
+
+    def __repr__(self) -> str:
+        return f"<llmkit.EventStream {self._x.describe()}>"
 
     def __enter__(self) -> EventStream:
         x = self._x
@@ -291,10 +302,15 @@ class AsyncEventStream:
     ``aborted``.
     """
 
-    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
+    def __init__(
+        self, model: Model, context: Context | str | Sequence[Message], options: RequestOptions
+    ) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.AsyncClient)
         self._owned = False  # a client made for this call alone (outside asyncio), closed after
         self._iter: AsyncIterator[Event] | None = None
+
+    def __repr__(self) -> str:
+        return f"<llmkit.AsyncEventStream {self._x.describe()}>"
 
     async def __aenter__(self) -> AsyncEventStream:
         x = self._x
