@@ -236,8 +236,11 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
 
 
 def _is_injected(annotation: Any) -> bool:
-    if typing.get_origin(annotation) is typing.Annotated:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
         return any(m is Injected or isinstance(m, Injected) for m in annotation.__metadata__)
+    if origin is typing.Union:  # Python 3.10's get_type_hints: Optional[...] when default None
+        return any(_is_injected(arg) for arg in typing.get_args(annotation))
     return False
 
 
