@@ -9,6 +9,7 @@ too: ``retry-after-ms``, then ``retry-after`` (seconds or an HTTP date), then Ge
 from __future__ import annotations
 
 import email.utils
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -85,18 +86,29 @@ _STATUS: dict[int, type[APIError]] = {
 }
 
 
+def _seconds(text: str, scale: float = 1.0) -> float | None:
+    """A finite number of seconds, or ``None`` (``nan``/``inf`` are no delay: QUIRKS I1)."""
+    value = float(text) / scale  # ValueError: not a number
+    return max(value, 0.0) if math.isfinite(value) else None
+
+
 def parse_retry_after(headers: Mapping[str, str], body: Any = None) -> float | None:
-    """Seconds to wait, from ``retry-after-ms``, ``retry-after`` or Gemini ``RetryInfo``."""
+    """Seconds to wait, from ``retry-after-ms``, ``retry-after`` or Gemini ``RetryInfo``
+    (a value that is not a finite number is ignored)."""
     ms = headers.get("retry-after-ms")
     if ms:
         try:
-            return max(float(ms) / 1000.0, 0.0)
+            seconds = _seconds(ms, 1000.0)
+            if seconds is not None:
+                return seconds
         except ValueError:
             pass
     ra = headers.get("retry-after")
     if ra:
         try:
-            return max(float(ra), 0.0)
+            seconds = _seconds(ra)
+            if seconds is not None:
+                return seconds
         except ValueError:
             parsed = email.utils.parsedate_tz(ra)
             if parsed is not None:
@@ -105,9 +117,11 @@ def parse_retry_after(headers: Mapping[str, str], body: Any = None) -> float | N
         delay = detail.get("retryDelay")
         if isinstance(delay, str) and delay.endswith("s"):
             try:
-                return max(float(delay[:-1]), 0.0)
+                seconds = _seconds(delay[:-1])
             except ValueError:
-                pass
+                continue
+            if seconds is not None:
+                return seconds
     return None
 
 

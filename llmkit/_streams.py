@@ -122,7 +122,10 @@ class Exchange:
             self.pipeline.abort()
 
     def start_clock(self) -> None:
-        """The request is being sent: the total timeout runs from now."""
+        """The request is being sent: the total timeout runs from now. The client's redirect
+        settings pass to the transport's plan, which follows redirects itself."""
+        self.transport.follow_redirects = bool(getattr(self.client, "follow_redirects", False))
+        self.transport.max_redirects = int(getattr(self.client, "max_redirects", 20))
         total = self.transport.timeouts.total
         self.transport.deadline = None if total is None else time.monotonic() + total
 

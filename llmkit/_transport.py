@@ -13,6 +13,10 @@ Rules (docs/design.md §4, QUIRKS I1-I4):
   slept through: the typed error is raised at once with ``retry_after`` set;
 - timeouts have four phases: ``connect``, ``first_byte`` (waiting for the response head),
   ``idle`` (between body reads) and ``total`` (a deadline for the whole call);
+- a redirect is followed only when the client says so (``follow_redirects=True``), by this
+  plan rather than httpx, and only a 307/308 (the method and body kept): to another origin
+  without any credential header, since httpx would strip only ``Authorization``; a redirect
+  not followed is an :class:`APIError`, never a success;
 - no exception, log line or repr ever contains the API key.
 """
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import math
 import random
 import ssl
 import time
@@ -41,13 +46,27 @@ from ._errors import (
     StreamError,
     TimeoutPhase,
 )
-from ._redact import redact
+from ._redact import redact, scrub
 
 __all__ = ["Timeouts", "TransportOptions", "map_stream_exception", "run_async", "run_sync"]
 
 logger = logging.getLogger("llmkit")
 
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+# Headers that carry a credential: none of them goes to another origin on a redirect.
+CREDENTIAL_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "x-api-key",
+        "api-key",
+        "x-goog-api-key",
+        "x-amz-security-token",
+        "x-amz-date",
+        "x-amz-content-sha256",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -92,6 +111,8 @@ class TransportOptions:
     secret: str | None = None  # the API key, only ever used to redact it
     deadline: float | None = None  # monotonic time when ``total`` runs out
     on_response: Callable[[httpx.Response], object] | None = None  # the caller's hook
+    follow_redirects: bool = False  # the client's own setting (the plan follows, not httpx)
+    max_redirects: int = 20
 
     def remaining(self) -> float | None:
         """Seconds left before the total deadline."""
@@ -214,7 +235,7 @@ def _retry_delay(
         )
         if not retryable:
             return None
-        if error.retry_after is not None:
+        if error.retry_after is not None and math.isfinite(error.retry_after):
             if error.retry_after > opts.max_retry_delay:
                 return None  # the provider asks for more than we wait: tell the caller
             delay = error.retry_after
@@ -235,7 +256,7 @@ def _retry_delay(
 def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, Any, httpx.Response]:
     """The retry policy as a generator of I/O operations; returns the response whose head
     says success (its body not read yet)."""
-    attempt = 0
+    attempt = redirects = 0
     while True:
         _set_timeouts(request, opts)
         logger.debug(
@@ -248,8 +269,15 @@ def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, A
         else:
             if opts.on_response is not None:
                 yield Notify(opts.on_response, result)
-            if result.status_code < 400:
+            if result.status_code < 300:
                 return cast(httpx.Response, result)
+            if result.status_code < 400:
+                target = _redirect(request, result, opts, redirects)
+                yield Read(result)
+                if isinstance(target, LLMError):
+                    raise target
+                request, redirects = target, redirects + 1
+                continue
             body = yield Read(result)
             error = _api_error(result, body, opts)
             headers = result.headers
@@ -261,11 +289,69 @@ def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, A
         yield Sleep(delay)
 
 
+def _redirect(
+    request: httpx.Request, response: httpx.Response, opts: TransportOptions, redirects: int
+) -> httpx.Request | APIError:
+    """The request a 3xx answer leads to, or the error when it is not followed."""
+    status = response.status_code
+    location = response.headers.get("location")
+    try:
+        target = request.url.join(location) if location else None
+    except httpx.InvalidURL:
+        target = None
+    where = f" to {target.copy_with(query=None, userinfo=b'')}" if target is not None else ""
+    why = None
+    if not opts.follow_redirects:
+        why = "the client does not follow redirects (follow_redirects=False)"
+    elif status not in (307, 308) or target is None:
+        why = "only a 307/308 with a Location keeps the request's method and body"
+    elif redirects >= opts.max_redirects:
+        why = f"more than {opts.max_redirects} redirects"
+    elif target.scheme not in ("http", "https"):
+        why = f"the scheme {target.scheme!r} is not HTTP"
+    if why is not None or target is None:
+        return APIError(
+            redact(
+                f"The provider answered with a redirect (HTTP {status}){where}: {why}", opts.secret
+            ),
+            status=status,
+            provider=opts.provider,
+        )
+    same_origin = (target.scheme, target.host, target.port) == (
+        request.url.scheme,
+        request.url.host,
+        request.url.port,
+    )
+    headers = [
+        (name, value)
+        for name, value in request.headers.multi_items()
+        if name.lower() != "host"
+        and (
+            same_origin
+            or (
+                name.lower() not in CREDENTIAL_HEADERS
+                and not (opts.secret and opts.secret in value)
+            )
+        )
+    ]
+    logger.info(
+        "Following a redirect (HTTP %d)%s", status, "" if same_origin else " to another origin"
+    )
+    return httpx.Request(
+        request.method,
+        target,
+        headers=headers,
+        content=request.content,
+        extensions=request.extensions,
+    )
+
+
 def _api_error(response: httpx.Response, body: bytes, opts: TransportOptions) -> APIError:
-    text = redact(body.decode("utf-8", "replace"), opts.secret)
+    # Classified before it is redacted: a short dummy key must not garble what decides the
+    # class ("context_length_exceeded"); then every text of it is scrubbed.
+    text = body.decode("utf-8", "replace")
     error = classify(response.status_code, text, response.headers, provider=opts.provider)
-    error.args = (redact(str(error), opts.secret),)
-    error.message = redact(error.message, opts.secret)
+    scrub(error, opts.secret)
     if isinstance(error, RateLimitError) and error.retry_after is not None:
         error.message += f" (retry after {error.retry_after:.3g}s)"
         error.args = (error.message,)
@@ -295,7 +381,7 @@ def run_sync(plan: Generator[Op, Any, httpx.Response], client: httpx.Client) -> 
             return cast(httpx.Response, stop.value)
         if isinstance(op, Send):
             try:
-                value = client.send(op.request, stream=True)
+                value = client.send(op.request, stream=True, follow_redirects=False)
             except httpx.HTTPError as exc:  # translated by the plan, in one place
                 value = exc
         elif isinstance(op, Read):
@@ -328,7 +414,7 @@ async def run_async(
             return cast(httpx.Response, stop.value)
         if isinstance(op, Send):
             try:
-                value = await client.send(op.request, stream=True)
+                value = await client.send(op.request, stream=True, follow_redirects=False)
             except httpx.HTTPError as exc:
                 value = exc
         elif isinstance(op, Read):
