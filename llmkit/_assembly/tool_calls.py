@@ -36,6 +36,7 @@ class ToolCalls:
         "_open",
         "_place",
         "_reports",
+        "_suffix",
         "all",
         "closed",
         "seed",
@@ -58,6 +59,7 @@ class ToolCalls:
         self._open: dict[int, CallSlot] = {}  # the open slot per wire index
         self.all: list[CallSlot] = []  # every slot, in arrival order
         self._ids: set[str] = set()
+        self._suffix: dict[str, int] = {}  # a shared id: the next suffix to try (linear renames)
         self.closed = False
 
     # -- neutral deltas ------------------------------------------------------------------
@@ -196,11 +198,12 @@ class ToolCalls:
         arguments: str | dict[str, Any] | None,
         missing_index: bool,
     ) -> CallSlot:
-        open_calls = [c for c in self._open.values() if c.call is None]
-        if not id and not name and arguments and len(open_calls) == 1:
-            # Arguments for an index never announced while exactly one call is open: they
-            # belong to that call (LibreChat, sglang, QUIRKS C3).
-            slot = open_calls[0]
+        # Arguments for an index never announced while exactly one call is open: they belong
+        # to that call (LibreChat, sglang, QUIRKS C3). Only that case looks at the open calls,
+        # and only at one: a response with thousands of calls open stays linear.
+        only = next(iter(self._open.values())) if len(self._open) == 1 else None
+        if not id and not name and arguments and only is not None and only.call is None:
+            slot = only
             self._report(
                 "tool_call_index_mismatch",
                 f"Arguments for unknown index {wire_index} joined the open call",
@@ -230,9 +233,12 @@ class ToolCalls:
                 {},
             )
         elif pid in self._ids:
-            n = 2
+            # The suffix search resumes where the last rename of this id stopped: one id
+            # repeated by thousands of calls costs linear time, not quadratic.
+            n = self._suffix.get(pid, 2)
             while f"{pid}_{n}" in self._ids:
                 n += 1
+            self._suffix[pid] = n + 1
             slot.id = f"{pid}_{n}"
             self._ids.add(slot.id)
             self._emit(ToolCallStart(slot.index, slot.id, slot.name))
