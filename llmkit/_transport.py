@@ -46,7 +46,9 @@ from ._errors import (
     StreamError,
     TimeoutPhase,
 )
+from ._inflate import BodyReader, coding
 from ._redact import redact, scrub
+from ._sse import DEFAULT_MAX_EVENT_SIZE
 
 __all__ = ["Timeouts", "TransportOptions", "map_stream_exception", "run_async", "run_sync"]
 
@@ -111,6 +113,7 @@ class TransportOptions:
     secret: str | None = None  # the API key, only ever used to redact it
     deadline: float | None = None  # monotonic time when ``total`` runs out
     on_response: Callable[[httpx.Response], object] | None = None  # the caller's hook
+    max_body: int = DEFAULT_MAX_EVENT_SIZE  # decoded bytes of an error body kept (the rest unread)
     follow_redirects: bool = False  # the client's own setting (the plan follows, not httpx)
     max_redirects: int = 20
 
@@ -128,9 +131,10 @@ class Send:
 
 @dataclass
 class Read:
-    """Read the whole (error) body of ``response`` and close it."""
+    """Read the (error) body of ``response``, at most ``limit`` decoded bytes, and close it."""
 
     response: httpx.Response
+    limit: int = DEFAULT_MAX_EVENT_SIZE
 
 
 @dataclass
@@ -273,12 +277,12 @@ def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, A
                 return cast(httpx.Response, result)
             if result.status_code < 400:
                 target = _redirect(request, result, opts, redirects)
-                yield Read(result)
+                yield Read(result, opts.max_body)
                 if isinstance(target, LLMError):
                     raise target
                 request, redirects = target, redirects + 1
                 continue
-            body = yield Read(result)
+            body = yield Read(result, opts.max_body)
             error = _api_error(result, body, opts)
             headers = result.headers
         delay = _retry_delay(error, headers, attempt, opts)
@@ -371,6 +375,38 @@ def _notify(op: Notify, *, async_ok: bool) -> object:
     return result
 
 
+def _read(op: Read) -> bytes:
+    """An error body, decoded, up to ``op.limit`` bytes (a gzip bomb stops at the limit)."""
+    if op.response.is_stream_consumed:  # already in memory (a mock transport's)
+        return op.response.content[: op.limit]
+    reader = BodyReader(op.response, op.limit)
+    raw_reads = (
+        op.response.iter_bytes() if coding(op.response) == "other" else op.response.iter_raw()
+    )
+    for raw in raw_reads:
+        if not reader.feed(raw):
+            break
+    else:
+        reader.end()
+    return reader.body()
+
+
+async def _aread(op: Read) -> bytes:
+    """:func:`_read`, async."""
+    if op.response.is_stream_consumed:
+        return op.response.content[: op.limit]
+    reader = BodyReader(op.response, op.limit)
+    raw_reads = (
+        op.response.aiter_bytes() if coding(op.response) == "other" else op.response.aiter_raw()
+    )
+    async for raw in raw_reads:
+        if not reader.feed(raw):
+            break
+    else:
+        reader.end()
+    return reader.body()
+
+
 def run_sync(plan: Generator[Op, Any, httpx.Response], client: httpx.Client) -> httpx.Response:
     """Drive ``plan`` with blocking I/O."""
     value: Any = None
@@ -386,7 +422,7 @@ def run_sync(plan: Generator[Op, Any, httpx.Response], client: httpx.Client) -> 
                 value = exc
         elif isinstance(op, Read):
             try:
-                value = op.response.read()
+                value = _read(op)
             except httpx.HTTPError:
                 value = b""
             finally:
@@ -419,7 +455,7 @@ async def run_async(
                 value = exc
         elif isinstance(op, Read):
             try:
-                value = await op.response.aread()
+                value = await _aread(op)
             except httpx.HTTPError:
                 value = b""
             finally:
