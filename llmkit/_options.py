@@ -14,6 +14,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from ._checks import check_headers, check_seconds
 from ._errors import InvalidRequestError
 from ._wire.contract import Options
 
@@ -216,9 +217,11 @@ def _check_timeout(value: Any) -> Timeouts:
             seconds = getattr(value, phase)
             if seconds is not None and not (_number(seconds) and seconds > 0):
                 raise _refuse(f"timeout.{phase}", seconds, "a number of seconds > 0, or None")
+            if seconds is not None:
+                check_seconds(f"timeout.{phase}", seconds)
         return value
     if _number(value) and value > 0:
-        return Timeouts.of(float(value))
+        return Timeouts.of(check_seconds("timeout", value))
     raise _refuse("timeout", value, "a number of seconds > 0 or an llmkit.Timeouts")
 
 
@@ -266,6 +269,7 @@ def _check_transport(name: str, value: Any) -> Any:
             and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
         ):
             raise _refuse(name, "<headers>", "a mapping of header names to string values")
+        check_headers(value)
     elif name == "region":
         if not (isinstance(value, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]*", value)):
             raise _refuse(name, value, "a region name such as 'us-east-1' or 'us-central1'")

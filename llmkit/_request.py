@@ -13,6 +13,7 @@ import httpx
 
 from . import _auth, _wire
 from ._diagnostics import Diagnostic
+from ._errors import InvalidRequestError
 from ._messages import Context
 from ._models import Model
 from ._options import TransportSettings
@@ -60,12 +61,15 @@ def finish(
         **_wire.adapter(model.api).headers(model, access.key),
         **(tr.get("headers") or {}),
     }
-    request = httpx.Request(
-        "POST",
-        url(access.base_url),
-        headers=headers,
-        content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
-        extensions={"llmkit.diagnostics": diagnostics},
-    )
+    try:
+        request = httpx.Request(
+            "POST",
+            url(access.base_url),
+            headers=headers,
+            content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
+            extensions={"llmkit.diagnostics": diagnostics},
+        )
+    except httpx.InvalidURL as exc:  # "http://[::1", "http://127.0.0.1:abc/v1"
+        raise InvalidRequestError(f"The base_url is not a valid URL ({exc})") from None
     access.apply(request)  # last: a signature covers the final URL, headers and body
     return request, access.secret

@@ -28,7 +28,7 @@ from .metaschema import surely_valid
 
 __all__ = ["ArgsT", "Injected", "Tool", "tool", "tool_from_function"]
 
-_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}\Z")  # \Z: "$" would accept a final newline
 
 
 def _check_schema(schema: dict[str, Any]) -> None:

@@ -1,0 +1,54 @@
+"""Value checks for what goes on the wire as is: header names and values, timeouts. Called by
+the options' validation (:mod:`._options`), so a bad value is an ``InvalidRequestError`` before
+anything is sent, never an ``OverflowError``, a ``UnicodeEncodeError`` or an
+``APIConnectionError`` that is retried (RFC 9110 §5.1, §5.5 for headers).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ._errors import InvalidRequestError
+
+__all__ = ["MAX_SECONDS", "check_headers", "check_seconds"]
+
+MAX_SECONDS = 1e7
+"""The longest timeout accepted (about 115 days): a socket's timer cannot hold 1e300 s."""
+
+# RFC 9110 §5.6.2 token
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
+
+
+def check_seconds(name: str, value: Any) -> float:
+    """A finite number of seconds in (0, :data:`MAX_SECONDS`]."""
+    if (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 < value <= MAX_SECONDS
+    ):
+        return float(value)
+    raise InvalidRequestError(
+        f"Invalid {name}={value!r}: expected a finite number of seconds > 0 and at most "
+        f"{MAX_SECONDS:g} (None for no limit)"
+    )
+
+
+def check_headers(headers: Mapping[Any, Any]) -> None:
+    """Header names are RFC 9110 tokens; values visible ASCII, spaces and tabs (no CR, LF or
+    NUL: a header can never smuggle another). The error names the header, never its value."""
+    for name, value in headers.items():
+        if not isinstance(name, str) or not _TOKEN.match(name):
+            raise InvalidRequestError(
+                f"Invalid header name {name!r}: expected a token (letters, digits, !#$%&'*+-.^_`|~)"
+            )
+        if not isinstance(value, str):
+            raise InvalidRequestError(f"Invalid value of header {name!r}: expected a string")
+        if not (value.isascii() and all(c == "\t" or " " <= c <= "~" for c in value)):
+            raise InvalidRequestError(
+                f"Invalid value of header {name!r}: a header value is ASCII without line "
+                "breaks or control characters"
+            )
