@@ -19,8 +19,10 @@ from typing import Any
 from .._diagnostics import DiagnosticKind
 from .._events import ToolCallDelta, ToolCallEnd, ToolCallStart
 from .._ids import synthesize_call_id
+from .._json.partial import ParseResult
 from .._json.scanner import loads
-from .._messages import ToolCall
+from .._messages import ToolCall, ToolCallStatus
+from .audit import MAX_DEPTH, duplicate_keys, repair_surrogates, too_deep, value_surrogates
 from .blocks import CallSlot
 from .reports import Reports
 
@@ -320,6 +322,10 @@ class ToolCalls:
             self._start(slot)
         raw = slot.raw()
         result = slot.finish(raw)
+        if result.status != "invalid" and too_deep(raw):
+            result = ParseResult(
+                value={}, status="invalid", error=f"nested deeper than {MAX_DEPTH} levels"
+            )
         if result.status == "recovered":
             self._report(
                 "tool_arguments_recovered",
@@ -350,16 +356,44 @@ class ToolCalls:
                 slot,
                 {"name": slot.name},
             )
+        value, raw, status = self._audit(slot, raw, result.value, result.status)
         slot.call = ToolCall(
             id=slot.id,
             name=slot.name,
-            arguments=result.value,
+            arguments=value,
             raw_arguments=raw,
-            status=result.status,
+            status=status,
             provider_id=None if slot.id == slot.pid else slot.pid,
             replay=slot.replay,
         )
         self._emit(ToolCallEnd(slot.index, slot.call))
+
+    def _audit(
+        self, slot: CallSlot, raw: str, value: dict[str, Any], status: ToolCallStatus
+    ) -> tuple[dict[str, Any], str, ToolCallStatus]:
+        """What keeps a call durable and unambiguous (:mod:`.audit`): lone surrogates
+        replaced, a repeated key reported (the last wins) and the call then ``recovered``."""
+        value, count = value_surrogates(raw, value)
+        raw, in_raw = repair_surrogates(raw)
+        if count or in_raw:
+            self._report(
+                "invalid_unicode",
+                "Lone surrogate escapes in the arguments were replaced by U+FFFD",
+                slot,
+                {"where": "arguments", "reason": "lone_surrogate", "count": max(count, in_raw)},
+            )
+        if status == "complete":
+            keys = duplicate_keys(raw)
+            if keys:
+                self._report(
+                    "tool_arguments_duplicate_keys",
+                    f"The arguments repeat the key(s) {', '.join(map(repr, keys))}: the last "
+                    "value of each is kept; the call is marked recovered",
+                    slot,
+                    {"keys": keys},
+                )
+                status = "recovered"
+        return value, raw, status
 
     def _report(
         self, kind: DiagnosticKind, message: str, slot: CallSlot | None, details: dict[str, Any]
