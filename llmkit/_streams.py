@@ -13,6 +13,7 @@ ends the stream with an ``Error`` whose error has it as ``__cause__`` (``complet
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 import weakref
@@ -25,13 +26,14 @@ import httpx
 from . import _inflate
 from ._clients import default_async_client, default_client
 from ._diagnostics import Diagnostic
-from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
+from ._errors import APIError, APITimeoutError, InvalidRequestError, LLMError, StreamError
 from ._events import Event
 from ._inflate import Bounded
 from ._messages import AssistantMessage, Context
 from ._models import Model
 from ._options import RequestOptions, check_options
 from ._pipeline import Pipeline
+from ._redact import redact
 from ._request import build
 from ._sse import DEFAULT_MAX_EVENT_SIZE
 from ._transport import (
@@ -46,6 +48,8 @@ from ._transport import (
 from ._wire.features import function_tools
 
 __all__ = ["AsyncEventStream", "EventStream"]
+
+_TEXT_KEPT = 64 * 1024  # of a 200 that is a page or plain text, not a stream: for the error
 
 logger = logging.getLogger("llmkit")
 
@@ -174,6 +178,37 @@ class Exchange:
                 yield piece
         for piece in inflater.flush():
             yield piece
+
+    def text_body(self) -> str | None:
+        """The content type when it is text that is not a stream (``text/html``,
+        ``text/plain``, ...): the body may be a page or a whole completion, not events."""
+        assert self.response is not None
+        content_type: str = self.response.headers.get("content-type", "")
+        content_type = content_type.split(";")[0].strip()
+        lowered = content_type.lower()
+        if lowered.startswith("text/") and lowered != "text/event-stream":
+            return lowered
+        return None
+
+    def sniff(self, content_type: str, first: bytes) -> bool:
+        """Whether a ``text/*`` body that is not ``text/event-stream`` still holds SSE (some
+        servers label their streams ``text/plain``): an HTML page never does."""
+        head = first.lstrip(b"\xef\xbb\xbf \t\r\n")[:6]
+        return content_type != "text/html" and head.startswith(
+            (b"data", b"event", b":", b"id:", b"retry")
+        )
+
+    def not_a_stream(self, content_type: str, body: bytes) -> APIError:
+        """A 200 whose body is a page or plain text, not the stream asked for."""
+        text = redact(body.decode("utf-8", "replace"), self.transport.secret)
+        excerpt = " ".join(text.split())[:300]
+        return APIError(
+            f"The provider answered HTTP 200 with {content_type} instead of a stream: {excerpt!r}",
+            status=200,
+            provider=self.model.provider,
+            code="not_a_stream",
+            body=text,
+        )
 
     def too_large(self) -> StreamError:
         """A whole body over ``max_event_size`` decoded bytes (read no further)."""
@@ -353,6 +388,17 @@ def _events(x: Exchange) -> Iterator[Event]:
                     raise x.too_large()
             yield from pipeline.whole(whole.body())
             return
+        text_type = x.text_body()
+        if text_type is not None:
+            first = next(chunks, b"")
+            if not x.sniff(text_type, first):
+                page = Bounded(_TEXT_KEPT)
+                page.add(first)
+                for chunk in chunks:
+                    if not page.add(chunk):
+                        break
+                raise x.not_a_stream(text_type, page.body())
+            chunks = itertools.chain((first,), chunks)
         for chunk in chunks:
             yield from pipeline.feed(chunk)
             if pipeline.done:
@@ -395,6 +441,19 @@ async def _aevents(x: Exchange) -> AsyncIterator[Event]:
             for event in pipeline.whole(whole.body()):
                 yield event
             return
+        text_type = x.text_body()
+        if text_type is not None:
+            first = await next_chunk(chunks) or b""
+            if not x.sniff(text_type, first):
+                page = Bounded(_TEXT_KEPT)
+                page.add(first)
+                while (chunk := await next_chunk(chunks)) is not None and page.add(chunk):
+                    pass
+                raise x.not_a_stream(text_type, page.body())
+            for event in pipeline.feed(first):
+                yield event
+            if pipeline.done:
+                return
         while (chunk := await next_chunk(chunks)) is not None:
             for event in pipeline.feed(chunk):
                 yield event

@@ -176,3 +176,31 @@ def test_an_async_stream_entered_never_iterated_then_dropped_closes_its_socket()
 
         asyncio.run(go())
         assert server.closed.wait(5)
+
+
+# --------------------------------------------------------------- a 200 that is not a stream
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        ("text/html; charset=utf-8", b"<html><body><h1>Sign in to the proxy</h1></body></html>"),
+        ("text/plain", b"Hello! The whole completion, sent as plain text."),
+    ],
+)
+def test_a_200_that_is_a_page_or_plain_text_is_an_error_with_the_body(
+    mode: str, content_type: str, body: bytes
+) -> None:
+    with Loopback(lambda _: Canned(200, {"content-type": content_type}, body)) as server:
+        with pytest.raises(llmkit.APIError) as info:
+            _complete(mode, chat(server.url), api_key="k")
+    assert info.value.status == 200 and info.value.code == "not_a_stream"
+    assert info.value.body == body.decode() and body.decode()[:20] in info.value.message
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_stream_labelled_text_plain_is_still_decoded(mode: str) -> None:
+    with Loopback(lambda _: Canned(200, {"content-type": "text/plain"}, [CHAT_SSE])) as server:
+        message = _complete(mode, chat(server.url), api_key="k")
+    assert message.text == "ok"
