@@ -70,3 +70,52 @@ def test_a_base_url_that_is_no_url_is_refused(base_url: str, where: str) -> None
 def test_a_tool_name_with_a_final_newline_is_refused(name: str) -> None:
     with pytest.raises(llmkit.ToolDefinitionError):
         llmkit.Tool(name=name, description="d", parameters={"type": "object"})
+
+
+# ------------------------------------------------------------------ conversations no API takes
+
+WIRES: dict[str, llmkit.Model] = {
+    "openai-chat": llmkit.Model(provider="openai", id="gpt-4.1", api="openai-chat"),
+    "openai-responses": llmkit.Model(provider="openai", id="gpt-4.1", api="openai-responses"),
+    "anthropic-messages": llmkit.Model(
+        provider="anthropic", id="claude-x", api="anthropic-messages"
+    ),
+    "gemini": llmkit.Model(provider="google", id="gemini-x", api="gemini"),
+    "bedrock-converse": llmkit.Model(
+        provider="bedrock",
+        id="anthropic.claude-x",
+        api="bedrock-converse",
+        base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+    ),
+}
+
+
+@pytest.mark.parametrize("wire", sorted(WIRES))
+@pytest.mark.parametrize("system", [None, "You are terse."])
+def test_an_empty_or_system_only_conversation_is_refused(wire: str, system: str | None) -> None:
+    context = llmkit.Context(system=system, messages=[])
+    with pytest.raises(llmkit.InvalidRequestError, match="no messages"):
+        llmkit.build_request(WIRES[wire], context, api_key="k")
+
+
+@pytest.mark.parametrize("wire", sorted(WIRES))
+def test_a_result_answering_no_call_is_sent_as_text_and_reported(wire: str) -> None:
+    stray = llmkit.ToolResultMessage(
+        tool_call_id="call_gone", tool_name="lookup", content=[llmkit.TextPart(text="42")]
+    )
+    context = llmkit.Context(messages=[llmkit.user("hi"), stray, llmkit.user("and?")])
+    request = llmkit.build_request(WIRES[wire], context, api_key="k")
+    body = request.content.decode()
+    assert "[result of tool call call_gone (lookup)]" in body and "42" in body
+    for marker in ('"role":"tool"', '"tool_result"', '"function_call_output"', '"toolResult"'):
+        assert marker not in body, marker
+    assert "functionResponse" not in body
+    [d] = [d for d in request.extensions["llmkit.diagnostics"] if d.kind == "orphan_tool_call"]
+    assert d.tool_call_id == "call_gone" and d.details["result_without_call"] is True
+
+
+@pytest.mark.parametrize("wire", ["anthropic-messages", "bedrock-converse"])
+def test_an_empty_user_message_is_refused_where_empty_text_cannot_be_sent(wire: str) -> None:
+    context = llmkit.Context(messages=[llmkit.user("")])
+    with pytest.raises(llmkit.InvalidRequestError, match="nothing this API can send"):
+        llmkit.build_request(WIRES[wire], context, api_key="k")
