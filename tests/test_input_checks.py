@@ -119,3 +119,46 @@ def test_an_empty_user_message_is_refused_where_empty_text_cannot_be_sent(wire: 
     context = llmkit.Context(messages=[llmkit.user("")])
     with pytest.raises(llmkit.InvalidRequestError, match="nothing this API can send"):
         llmkit.build_request(WIRES[wire], context, api_key="k")
+
+
+# ---------------------------------------------------------------------- images and documents
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"data": "not base64!", "media_type": "image/png"},
+        {"data": "iVBORw0KGgo\n", "media_type": "image/png"},
+        {"data": "iVBORw0KGgo=", "media_type": "text/html"},
+        {"url": "https://example.com/a.png", "media_type": "application/javascript"},
+        {"url": "javascript:alert(1)"},
+        {"url": "data:text/html;base64,PHNjcmlwdD4="},
+        {"url": "file:///etc/passwd"},
+    ],
+    ids=repr,
+)
+def test_an_image_no_provider_takes_is_refused(fields: dict[str, str]) -> None:
+    with pytest.raises(ValueError):
+        llmkit.ImagePart(**fields)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"url": "file:///etc/passwd"},
+        {"url": "javascript:alert(1)"},
+        {"data": "%PDF-1.4 not base64"},
+    ],
+    ids=repr,
+)
+def test_a_document_no_provider_takes_is_refused(fields: dict[str, str]) -> None:
+    with pytest.raises(ValueError):
+        llmkit.DocumentPart(**fields)
+
+
+def test_images_and_documents_providers_take_are_kept() -> None:
+    llmkit.ImagePart(data="iVBORw0KGgo=", media_type="image/png")
+    llmkit.ImagePart(url="https://example.com/a.png")
+    llmkit.ImagePart(url="s3://bucket/cat.jpg", media_type="image/jpeg")  # Bedrock
+    llmkit.DocumentPart(url="https://example.com/a.pdf")
+    llmkit.DocumentPart(data="JVBERi0xLjQ=")
