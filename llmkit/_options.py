@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from ._checks import check_headers, check_seconds
@@ -145,6 +145,10 @@ class RequestOptions(TypedDict, total=False):
     """The largest single stream event accepted, in bytes (>= 1; default 16 MiB): memory per
     event is bounded; a larger one ends the stream with a ``StreamError``."""
 
+    telemetry: bool
+    """``False``: no OpenTelemetry span or metric for this call (with ``opentelemetry-api``
+    installed, every call makes them by default; see docs/observability.md)."""
+
 
 class TransportSettings(TypedDict, total=False):
     """The checked options that are not part of the body."""
@@ -160,6 +164,7 @@ class TransportSettings(TypedDict, total=False):
     on_request: Callable[[dict[str, Any]], dict[str, Any] | None]
     on_response: Callable[[httpx.Response], object | Awaitable[object]]
     max_event_size: int
+    telemetry: bool
 
 
 _BODY = frozenset(Options.__dataclass_fields__)
@@ -284,9 +289,27 @@ def _check_transport(name: str, value: Any) -> Any:
     elif name == "max_event_size":
         if not (_integer(value) and value >= 1):
             raise _refuse(name, value, "an integer number of bytes >= 1")
+    elif name == "telemetry" and not isinstance(value, bool):
+        raise _refuse(name, value, "True or False")
     elif name in ("on_request", "on_response") and not callable(value):
         raise _refuse(name, value, "a callable")
     return value
+
+
+def unknown_options(unknown: Iterable[str], known: Iterable[str]) -> InvalidRequestError:
+    """The error for misspelt or unknown options: the closest known name first ("did you
+    mean ...?"), then every known one."""
+    import difflib
+
+    names = sorted(known)
+    hints = []
+    for name in sorted(unknown):
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        hints.append(f"{name} (did you mean {close[0]}?)" if close else name)
+    return InvalidRequestError(
+        f"Unknown option(s): {', '.join(hints)}. Known options: {', '.join(names)}; use "
+        "provider_options={...} for provider-specific body fields."
+    )
 
 
 def check_options(options: Mapping[str, Any]) -> tuple[Options, TransportSettings]:
@@ -300,11 +323,7 @@ def check_options(options: Mapping[str, Any]) -> tuple[Options, TransportSetting
     """
     unknown = set(options) - _KNOWN
     if unknown:
-        raise InvalidRequestError(
-            f"Unknown option(s): {', '.join(sorted(unknown))}. Known options: "
-            f"{', '.join(sorted(_KNOWN))}; use provider_options={{...}} for provider-specific "
-            "body fields."
-        )
+        raise unknown_options(unknown, _KNOWN)
     body: dict[str, Any] = {}
     transport: dict[str, Any] = {}
     for name, value in options.items():
