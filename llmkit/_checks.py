@@ -13,7 +13,7 @@ from typing import Any
 
 from ._errors import InvalidRequestError
 
-__all__ = ["MAX_SECONDS", "check_headers", "check_seconds"]
+__all__ = ["MAX_SECONDS", "check_headers", "check_schema", "check_seconds"]
 
 MAX_SECONDS = 1e7
 """The longest timeout accepted (about 115 days): a socket's timer cannot hold 1e300 s."""
@@ -52,3 +52,32 @@ def check_headers(headers: Mapping[Any, Any]) -> None:
                 f"Invalid value of header {name!r}: a header value is ASCII without line "
                 "breaks or control characters"
             )
+
+
+def check_schema(option: str, schema: dict[str, Any]) -> None:
+    """A JSON Schema given as a dict, checked as a tool's ``parameters`` are: no dict or list
+    that holds itself (a ``RecursionError`` when sent), and valid JSON Schema 2020-12."""
+    seen: set[int] = set()
+    # An iterative walk: a cycle is a container met again among its own ancestors.
+    walk: list[tuple[Any, frozenset[int]]] = [(schema, frozenset())]
+    while walk:
+        node, ancestors = walk.pop()
+        if id(node) in ancestors:
+            raise InvalidRequestError(
+                f"{option} holds itself (a dict or list inside its own value): write the "
+                "recursion with $defs and $ref"
+            )
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        inner = ancestors | {id(node)}
+        children = node.values() if isinstance(node, dict) else node
+        walk.extend((c, inner) for c in children if isinstance(c, (dict, list)))
+    from ._errors import ToolDefinitionError
+    from ._tools.definition import check_schema as tool_schema
+
+    try:
+        tool_schema(schema)
+    except ToolDefinitionError as exc:
+        reason = str(exc).removeprefix("parameters is not a valid JSON Schema: ")
+        raise InvalidRequestError(f"{option} is not a valid JSON Schema: {reason}") from None

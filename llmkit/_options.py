@@ -14,7 +14,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from ._checks import check_headers, check_seconds
+from ._checks import check_headers, check_schema, check_seconds
 from ._errors import InvalidRequestError
 from ._wire.contract import Options
 
@@ -209,7 +209,10 @@ def _check_tool_choice(value: Any) -> None:
 def _check_response_format(value: Any) -> None:
     from pydantic import BaseModel
 
-    if isinstance(value, dict) or (isinstance(value, type) and issubclass(value, BaseModel)):
+    if isinstance(value, dict):
+        check_schema("response_format", value)
+        return
+    if isinstance(value, type) and issubclass(value, BaseModel):
         return
     raise _refuse("response_format", value, "a pydantic model class or a JSON Schema dict")
 

@@ -162,3 +162,39 @@ def test_images_and_documents_providers_take_are_kept() -> None:
     llmkit.ImagePart(url="s3://bucket/cat.jpg", media_type="image/jpeg")  # Bedrock
     llmkit.DocumentPart(url="https://example.com/a.pdf")
     llmkit.DocumentPart(data="JVBERi0xLjQ=")
+
+
+# ------------------------------------------------------------------- response_format schemas
+
+
+def _self_referencing() -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    schema["properties"]["child"] = schema
+    return schema
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": 5},
+        {"type": "strin"},
+        {"type": "object", "required": "a"},
+        {"type": "object", "properties": {"a": {"type": "strin"}}},
+        _self_referencing(),
+    ],
+    ids=["type-5", "strin", "required-str", "nested-strin", "self-referencing"],
+)
+def test_a_response_format_schema_is_checked_like_a_tool_schema(schema: dict[str, Any]) -> None:
+    with Loopback(lambda _: Canned(200, {}, b"")) as server:
+        with pytest.raises(llmkit.InvalidRequestError, match="response_format"):
+            llmkit.complete(chat(server.url), CONTEXT, api_key="k", response_format=schema)
+        with pytest.raises(llmkit.InvalidRequestError, match="response_format"):
+            llmkit.build_request(chat(server.url), CONTEXT, api_key="k", response_format=schema)
+    assert server.requests == []
+
+
+def test_a_valid_response_format_schema_is_sent() -> None:
+    node = {"type": "object", "properties": {"label": {"type": "string"}}}
+    schema = {"type": "object", "properties": {"a": node, "b": node}, "required": ["a"]}
+    request = llmkit.build_request(chat("http://127.0.0.1:9"), CONTEXT, response_format=schema)
+    assert b"json_schema" in request.content  # a shared (not self-referencing) dict is fine
