@@ -5,6 +5,7 @@ only network call, made by ``_auth``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -32,9 +33,30 @@ def build(
     """The request (its request-side diagnostics on ``extensions["llmkit.diagnostics"]``) and
     the credential it carries (for redaction)."""
     adapter = _wire.adapter(model.api)
+    clamped = _clamp_max_tokens(model, body_opts)
+    if clamped is not None:
+        body_opts = dataclasses.replace(body_opts, max_tokens=model.max_output_tokens)
     body, diagnostics = adapter.build(model, context, body_opts, stream=stream)
+    if clamped is not None:
+        diagnostics.insert(0, clamped)
     return finish(
         model, body, diagnostics, tr, lambda base: adapter.url(model, base, stream=stream), stream
+    )
+
+
+def _clamp_max_tokens(model: Model, opts: Options) -> Diagnostic | None:
+    """``max_tokens`` above the catalogue's output limit is sent as the limit (the provider
+    would refuse the request), reported as ``option_unsupported``."""
+    limit = model.max_output_tokens
+    if opts.max_tokens is None or limit is None or opts.max_tokens <= limit:
+        return None
+    return Diagnostic(
+        kind="option_unsupported",
+        message=(
+            f"max_tokens={opts.max_tokens} is above {model.id}'s output limit of {limit}; "
+            f"sent {limit}"
+        ),
+        details={"option": "max_tokens", "given": opts.max_tokens, "sent": limit},
     )
 
 

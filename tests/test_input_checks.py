@@ -198,3 +198,20 @@ def test_a_valid_response_format_schema_is_sent() -> None:
     schema = {"type": "object", "properties": {"a": node, "b": node}, "required": ["a"]}
     request = llmkit.build_request(chat("http://127.0.0.1:9"), CONTEXT, response_format=schema)
     assert b"json_schema" in request.content  # a shared (not self-referencing) dict is fine
+
+
+# ------------------------------------------------------------------------------- max_tokens
+
+
+@pytest.mark.parametrize("wire", ["openai-chat", "anthropic-messages", "gemini"])
+def test_max_tokens_above_the_catalogue_limit_is_clamped_and_reported(wire: str) -> None:
+    model = WIRES[wire].model_copy(update={"max_output_tokens": 32_768})
+    request = llmkit.build_request(model, CONTEXT, api_key="k", max_tokens=10**12)
+    body = request.content.decode()
+    assert "32768" in body and str(10**12) not in body
+    [d] = [d for d in request.extensions["llmkit.diagnostics"] if d.kind == "option_unsupported"]
+    assert d.details == {"option": "max_tokens", "given": 10**12, "sent": 32_768}
+    within = llmkit.build_request(model, CONTEXT, api_key="k", max_tokens=1000)
+    assert not [
+        d for d in within.extensions["llmkit.diagnostics"] if d.kind == "option_unsupported"
+    ]
