@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ._errors import InvalidRequestError
 
-__all__ = ["MAX_SECONDS", "check_headers", "check_schema", "check_seconds"]
+__all__ = [
+    "IMAGE_LIMITS",
+    "MAX_SECONDS",
+    "check_headers",
+    "check_image_sizes",
+    "check_schema",
+    "check_seconds",
+]
 
 MAX_SECONDS = 1e7
 """The longest timeout accepted (about 115 days): a socket's timer cannot hold 1e300 s."""
@@ -81,3 +88,33 @@ def check_schema(option: str, schema: dict[str, Any]) -> None:
     except ToolDefinitionError as exc:
         reason = str(exc).removeprefix("parameters is not a valid JSON Schema: ")
         raise InvalidRequestError(f"{option} is not a valid JSON Schema: {reason}") from None
+
+
+# The largest inline image each wire API takes, in decoded bytes (the providers' documented
+# limits: Anthropic 5 MB per image, Bedrock Converse 3.75 MB, OpenAI and Gemini 20 MB).
+IMAGE_LIMITS: dict[str, int] = {
+    "anthropic-messages": 5 * 1024 * 1024,
+    "bedrock-converse": 3_750_000,
+    "openai-chat": 20 * 1024 * 1024,
+    "openai-responses": 20 * 1024 * 1024,
+    "gemini": 20 * 1024 * 1024,
+}
+
+
+def check_image_sizes(api: str, messages: Sequence[Any]) -> None:
+    """Refuse an inline image larger than ``api`` takes: the provider would refuse the whole
+    request after it was sent (and a 50 MB body sent for nothing)."""
+    limit = IMAGE_LIMITS.get(api)
+    if limit is None:
+        return
+    from ._messages import ImagePart
+
+    for number, message in enumerate(messages, 1):
+        for part in getattr(message, "content", ()):
+            if isinstance(part, ImagePart) and part.data is not None:
+                size = len(part.data) // 4 * 3  # base64: 4 characters per 3 bytes
+                if size > limit:
+                    raise InvalidRequestError(
+                        f"Message {number} has an image of about {size / 1e6:.1f} MB; {api} "
+                        f"takes images up to {limit / 1e6:.2f} MB: resize it before sending"
+                    )

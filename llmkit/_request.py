@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from . import _auth, _wire
+from ._checks import check_image_sizes
 from ._diagnostics import Diagnostic
 from ._errors import InvalidRequestError
 from ._messages import Context
@@ -33,6 +34,7 @@ def build(
     """The request (its request-side diagnostics on ``extensions["llmkit.diagnostics"]``) and
     the credential it carries (for redaction)."""
     adapter = _wire.adapter(model.api)
+    check_image_sizes(model.api, context.messages)
     clamped = _clamp_max_tokens(model, body_opts)
     if clamped is not None:
         body_opts = dataclasses.replace(body_opts, max_tokens=model.max_output_tokens)

@@ -215,3 +215,19 @@ def test_max_tokens_above_the_catalogue_limit_is_clamped_and_reported(wire: str)
     assert not [
         d for d in within.extensions["llmkit.diagnostics"] if d.kind == "option_unsupported"
     ]
+
+
+@pytest.mark.parametrize(
+    ("wire", "megabytes"),
+    [("anthropic-messages", 6), ("bedrock-converse", 4), ("openai-chat", 21), ("gemini", 21)],
+)
+def test_an_image_larger_than_the_api_takes_is_refused(wire: str, megabytes: int) -> None:
+    data = "A" * (megabytes * 1024 * 1024 // 3 * 4)
+    image = llmkit.ImagePart(data=data, media_type="image/png")
+    context = llmkit.Context(messages=[llmkit.UserMessage(content=[image])])
+    with pytest.raises(llmkit.InvalidRequestError, match="takes images up to"):
+        llmkit.build_request(WIRES[wire], context, api_key="k")
+    small = llmkit.ImagePart(data="A" * 4000, media_type="image/png")
+    llmkit.build_request(
+        WIRES[wire], llmkit.Context(messages=[llmkit.user("x", [small])]), api_key="k"
+    )
