@@ -129,3 +129,21 @@ def test_arguments_nested_within_the_bound_are_kept() -> None:
     )
     assert message.tool_calls[0].status == "complete"
     assert message.tool_calls[0].arguments == value
+
+
+def test_invalid_utf8_in_a_bedrock_event_is_reported() -> None:
+    from tests.eventstream import bedrock_event
+
+    model = llmkit.Model(provider="bedrock", id="anthropic.claude-x", api="bedrock-converse")
+    delta = b'{"contentBlockIndex":0,"delta":{"text":"caf\xff"},"p":"x"}'
+    body = b"".join(
+        [
+            bedrock_event("messageStart", {"role": "assistant", "p": "x"}),
+            bedrock_event("contentBlockDelta", delta),
+            bedrock_event("contentBlockStop", {"contentBlockIndex": 0, "p": "x"}),
+            bedrock_event("messageStop", {"stopReason": "end_turn", "p": "x"}),
+            bedrock_event("metadata", {"usage": {"inputTokens": 1, "outputTokens": 1}, "p": "x"}),
+        ]
+    )
+    message = decode(body, model)
+    assert message.text == "caf\ufffd" and "invalid_unicode" in kinds(message)
