@@ -47,6 +47,7 @@ from ._errors import (
     TimeoutPhase,
 )
 from ._inflate import BodyReader, coding
+from ._options import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY
 from ._redact import redact
 from ._sse import DEFAULT_MAX_EVENT_SIZE
 
@@ -106,8 +107,8 @@ class TransportOptions:
     """Everything the transport needs besides the request."""
 
     timeouts: Timeouts
-    max_retries: int = 2
-    max_retry_delay: float = 60.0
+    max_retries: int = DEFAULT_MAX_RETRIES
+    max_retry_delay: float = DEFAULT_MAX_RETRY_DELAY
     provider: str | None = None
     secret: str | None = None  # the API key, only ever used to redact it
     deadline: float | None = None  # monotonic time when ``total`` runs out
