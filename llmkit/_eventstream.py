@@ -118,22 +118,13 @@ def _kind(headers: Mapping[str, HeaderValue]) -> tuple[str, str]:
 _EVENT_HEADER = {"exception": ":exception-type", "error": ":error-code"}
 
 
-def _is_utf8(payload: bytes) -> bool:
-    try:
-        payload.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 class EventStreamDecoder:
     """Incremental decoder: ``feed(bytes)`` returns the messages completed by those bytes."""
 
-    __slots__ = ("_buf", "_error", "_headers", "_limit", "_need", "invalid_utf8")
+    __slots__ = ("_buf", "_error", "_headers", "_limit", "_need")
 
     def __init__(self, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
         self._limit = max_event_size
-        self.invalid_utf8 = 0  # payloads that were not UTF-8 (replaced by U+FFFD)
         self._buf = bytearray()
         self._need: int | None = None  # total length of the message whose prelude was read
         # A failure found after good messages in the same chunk: raised on the next call, so
@@ -193,10 +184,7 @@ class EventStreamDecoder:
                 known = seen.get(block)
                 if known is None:
                     known = _block(block, seen)
-                message = EventStreamMessage(known[0], bytes(view[headers_end:stop]), known[1])
-                if "\ufffd" in message.data and not _is_utf8(message.payload):
-                    self.invalid_utf8 += 1  # the pipeline reports invalid_unicode
-                out.append(message)
+                out.append(EventStreamMessage(known[0], bytes(view[headers_end:stop]), known[1]))
                 pos += total
                 self._need = None
         except FramingError as exc:

@@ -33,7 +33,7 @@ __all__ = ["Pipeline"]
 class Pipeline:
     """One response being decoded: bytes in, events out."""
 
-    __slots__ = ("_invalid_utf8", "asm", "decoder", "frames", "model")
+    __slots__ = ("asm", "decoder", "frames", "model")
 
     def __init__(
         self,
@@ -57,7 +57,6 @@ class Pipeline:
         sink: DeltaSink = self.asm
         self.frames: FrameDecoder = adapter.frames(max_event_size)
         self.decoder: Decoder = adapter.decoder(sink, model)
-        self._invalid_utf8 = 0  # invalid UTF-8 the framer replaced, as already reported
 
     @property
     def done(self) -> bool:
@@ -78,26 +77,12 @@ class Pipeline:
         except FramingError as exc:
             asm.fail(StreamError(str(exc)))
             return self.drain()
-        if getattr(self.frames, "invalid_utf8", 0) != self._invalid_utf8:
-            self._report_invalid_utf8()
         feed = self.decoder.feed
         for frame in frames:
             feed(frame)
             if asm.ended:
                 break  # what follows the terminal event is not read (QUIRKS A4)
         return asm.reports.drain()  # self.drain(), one call less per read
-
-    def _report_invalid_utf8(self) -> None:
-        """Bytes that were not UTF-8 became U+FFFD: said once per stream (with a count)."""
-        first = self._invalid_utf8 == 0
-        self._invalid_utf8 = getattr(self.frames, "invalid_utf8", 0)
-        if first:
-            self.asm.reports.report(
-                "invalid_unicode",
-                "The response held bytes that are not UTF-8; they were replaced by U+FFFD",
-                None,
-                {"where": "stream", "reason": "invalid_utf8"},
-            )
 
     def eof(self) -> list[Event]:
         """The end of the body."""
@@ -108,8 +93,6 @@ class Pipeline:
             except FramingError as exc:
                 asm.fail(StreamError(str(exc)))
                 return self.drain()
-            if getattr(self.frames, "invalid_utf8", 0) != self._invalid_utf8:
-                self._report_invalid_utf8()
             for frame in frames:
                 self.decoder.feed(frame)
                 if asm.ended:

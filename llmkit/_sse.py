@@ -63,7 +63,6 @@ class SSEDecoder:
         "_pending",
         "_pending_len",
         "_started",
-        "invalid_utf8",
     )
 
     def __init__(self, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
@@ -76,7 +75,6 @@ class SSEDecoder:
         self._data_len = 0
         self._started = False  # a leading byte order mark is skipped, as the SSE spec says
         self._head = b""
-        self.invalid_utf8 = 0  # lines whose bytes were not UTF-8 (replaced by U+FFFD)
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Consume ``chunk`` and return the events it completed (possibly none)."""
@@ -121,26 +119,10 @@ class SSEDecoder:
         elif chunk[end] == 13:  # ends with CR
             self._cr = True
         if 13 in head:  # a CR (an int is a memchr; a bytes needle first fails as an int)
-            return self._lines(self._split(head))
-        text = head.decode("utf-8", "replace")  # _split's LF case, inlined
-        if "\ufffd" in text:  # replaced bytes, or a U+FFFD the provider sent: which?
-            self._check_utf8(head)
-        lines = text.split("\n")
+            return self._lines(_split(head))
+        lines = head.decode("utf-8", "replace").split("\n")  # _split's LF case, inlined
         lines.pop()  # head ends with a line break: the last item is empty
         return self._lines(lines)
-
-    def _split(self, raw: bytes) -> list[str]:
-        lines = _split(raw)
-        if any("\ufffd" in line for line in lines):
-            self._check_utf8(raw)
-        return lines
-
-    def _check_utf8(self, raw: bytes) -> None:
-        """Count ``raw`` as invalid UTF-8 if it is (the pipeline reports ``invalid_unicode``)."""
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError:
-            self.invalid_utf8 += 1
 
     def flush(self) -> list[SSEEvent]:
         """End of input: complete a final unterminated line and a final undelimited event.
@@ -154,7 +136,7 @@ class SSEDecoder:
         raw = b"".join(self._pending)
         self._pending = []
         self._pending_len = 0
-        return self._lines(self._split(raw + b"\n\n") if raw else [""])
+        return self._lines(_split(raw + b"\n\n") if raw else [""])
 
     def _overflow(self, size: int) -> None:
         # Drop what was buffered before raising: the memory is released at once, and a
