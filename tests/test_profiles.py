@@ -28,7 +28,7 @@ DOCUMENTED: dict[str, tuple[str, str, str, bool, bool]] = {
         True,
         True,
     ),
-    "azure-openai": (
+    "azure": (
         "https://res.openai.azure.com/openai/deployments/gpt-4.1/chat/completions?api-version=2024-10-21",
         "max_completion_tokens",
         "api-key",
@@ -125,13 +125,15 @@ LOCAL = {"ollama", "vllm", "llamacpp", "lmstudio"}
 
 
 def make(provider: str, **fields: Any) -> llmkit.Model:
-    base = "https://res.openai.azure.com" if provider == "azure-openai" else ""
+    base = "https://res.openai.azure.com" if provider == "azure" else ""
     return llmkit.Model(provider=provider, id="gpt-4.1", api="openai-chat", base_url=base, **fields)
 
 
 def test_every_chat_profile_is_covered() -> None:
     # the cloud platforms' profiles are tested in tests/test_auth.py
-    others = {"anthropic", "google", "fake", "bedrock", "vertex", "vertex-anthropic"}
+    others = {
+        "anthropic", "google", "fake", "bedrock", "vertex", "vertex-anthropic", "foundry-anthropic"
+    }  # fmt: skip
     chat = {p for p in provider_names() if p not in others}
     assert chat == set(DOCUMENTED)
 
