@@ -185,10 +185,10 @@ def entry(
     if out["reasoning"]:
         out.update(_reasoning_options(model))
     if api == "anthropic-messages" or (api == "bedrock-converse" and "anthropic." in model_id):
-        anthropic: dict[str, Any] = {"supports_sampling": bool(model.get("temperature", True))}
-        if out["reasoning"]:
-            anthropic["thinking"] = "adaptive" if "reasoning_efforts" in out else "budget"
-        out["anthropic"] = anthropic
+        # models.dev's `temperature = false` is Claude refusing sampling parameters. How it
+        # thinks (budget, adaptive) stays with the wire's reading of the Claude version: the
+        # data lists effort values for Opus 4.5 too, which takes budgets, not adaptive thinking.
+        out["anthropic"] = {"supports_sampling": bool(model.get("temperature", True))}
     return out
 
 

@@ -80,13 +80,13 @@ def test_what_the_excerpt_becomes() -> None:
     foundry = entries[("foundry-anthropic", "claude-sonnet-5")]
     assert foundry["api"] == "anthropic-messages"
     assert foundry["cost"]["cache_write_long"] == pytest.approx(2 * foundry["cost"]["input"])
-    assert foundry["anthropic"] == {"supports_sampling": False, "thinking": "adaptive"}
+    assert foundry["anthropic"] == {"supports_sampling": False}
     # Budget-only reasoning; Gemini on Google's OpenAI-compatible endpoint as well.
     assert entries[("google", "gemini-2.5-pro")]["reasoning_budget"] == {"min": 128, "max": 32_768}
     assert entries[("gemini-openai", "gemini-2.5-pro")]["api"] == "openai-chat"
     haiku = entries[("anthropic", "claude-haiku-4-5")]
     assert haiku["reasoning_budget"] == {"min": 1024}
-    assert haiku["anthropic"] == {"supports_sampling": True, "thinking": "budget"}
+    assert haiku["anthropic"] == {"supports_sampling": True}
     # Renamed providers and nested ids.
     assert ("together", "meta-llama/Llama-3.3-70B-Instruct-Turbo") in entries
     assert ("openrouter", "anthropic/claude-opus-4.8") in entries
