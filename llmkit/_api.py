@@ -67,6 +67,12 @@ def build_request(
             ``tool_choice`` naming an undeclared tool, or an unknown option.
         MissingAPIKeyError: no key in ``api_key`` nor in the provider's variable.
     """
+    if "telemetry" in options:  # it only acts when llmkit sends: never silently ignored
+        from ._errors import InvalidRequestError
+
+        raise InvalidRequestError(
+            "build_request() sends nothing: the telemetry option only acts on calls that send"
+        )
     body_opts, tr = check_options(options)
     return build(model, context, body_opts, tr, stream=True)[0]
 
@@ -144,7 +150,8 @@ def stream(model: Model, context: Context, **options: Unpack[RequestOptions]) ->
         ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
         :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
         ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
-        dict, ``on_response`` each attempt's response head.
+        dict, ``on_response`` each attempt's response head; ``telemetry`` (``False``: no
+        OpenTelemetry span or metric for the call; docs/observability.md).
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour (on the call).
@@ -183,7 +190,8 @@ def complete(model: Model, context: Context, **options: Unpack[RequestOptions]) 
         ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
         :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
         ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
-        dict, ``on_response`` each attempt's response head.
+        dict, ``on_response`` each attempt's response head; ``telemetry`` (``False``: no
+        OpenTelemetry span or metric for the call; docs/observability.md).
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour.

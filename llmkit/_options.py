@@ -145,6 +145,10 @@ class RequestOptions(TypedDict, total=False):
     """The largest single stream event accepted, in bytes (>= 1; default 16 MiB): memory per
     event is bounded; a larger one ends the stream with a ``StreamError``."""
 
+    telemetry: bool
+    """``False``: no OpenTelemetry span or metric for this call (with ``opentelemetry-api``
+    installed, every call makes them by default; see docs/observability.md)."""
+
 
 class TransportSettings(TypedDict, total=False):
     """The checked options that are not part of the body."""
@@ -160,6 +164,7 @@ class TransportSettings(TypedDict, total=False):
     on_request: Callable[[dict[str, Any]], dict[str, Any] | None]
     on_response: Callable[[httpx.Response], object | Awaitable[object]]
     max_event_size: int
+    telemetry: bool
 
 
 _BODY = frozenset(Options.__dataclass_fields__)
@@ -281,6 +286,8 @@ def _check_transport(name: str, value: Any) -> Any:
     elif name == "max_event_size":
         if not (_integer(value) and value >= 1):
             raise _refuse(name, value, "an integer number of bytes >= 1")
+    elif name == "telemetry" and not isinstance(value, bool):
+        raise _refuse(name, value, "True or False")
     elif name in ("on_request", "on_response") and not callable(value):
         raise _refuse(name, value, "a callable")
     return value

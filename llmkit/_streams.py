@@ -31,6 +31,7 @@ from ._options import RequestOptions, check_options
 from ._pipeline import Pipeline
 from ._request import build
 from ._sse import DEFAULT_MAX_EVENT_SIZE
+from ._telemetry import call as telemetry_call
 from ._transport import (
     Timeouts,
     TransportOptions,
@@ -103,6 +104,8 @@ class Exchange:
         self._structured_output = body_opts.response_format is not None
         self.pipeline: Pipeline | None = None
         self.response: httpx.Response | None = None
+        # The OpenTelemetry span and metrics of this call (None: off, or no opentelemetry-api).
+        self.telemetry = telemetry_call(model, context, body_opts, tr, self.request)
 
     def open_pipeline(self) -> Pipeline:
         """The response head arrived: build the decoding pipeline."""
@@ -122,9 +125,23 @@ class Exchange:
             self.pipeline.abort()
 
     def start_clock(self) -> None:
-        """The request is being sent: the total timeout runs from now."""
+        """The request is being sent: the total timeout runs from now (and the span)."""
         total = self.transport.timeouts.total
         self.transport.deadline = None if total is None else time.monotonic() + total
+        if self.telemetry is not None:
+            self.telemetry.start()
+
+    def unsent(self, exc: BaseException) -> None:
+        """Sending failed (or was cancelled): the call ends with ``exc``."""
+        if self.telemetry is not None:
+            self.telemetry.end(error=exc)
+
+    def ended(self) -> None:
+        """The stream has ended (or the caller left): its span and metrics end."""
+        if self.telemetry is not None:
+            pipeline = self.pipeline
+            if pipeline is not None and pipeline.done:
+                self.telemetry.end(pipeline.asm.message, pipeline.asm.error)
 
     def is_json(self) -> bool:
         """The server answered with a whole JSON body instead of a stream."""
@@ -193,7 +210,13 @@ class EventStream:
         if x.client is None:
             x.client = default_client()
         x.start_clock()
-        x.response = run_sync(send_plan(x.request, x.transport), x.client)
+        try:
+            x.response = run_sync(send_plan(x.request, x.transport), x.client)
+        except BaseException as exc:  # ok -- noqa: catch-all: ends the call's span, re-raised
+            x.unsent(exc)
+            raise
+        if x.telemetry is not None:
+            x.telemetry.sent()
         start_body(x.request, x.transport)
         x.open_pipeline()
         self._iter = self._events()
@@ -225,6 +248,7 @@ class EventStream:
             self._iter.close()
         if x.response is not None:
             x.response.close()
+        x.ended()
 
     def _events(self) -> Iterator[Event]:
         x = self._x
@@ -236,7 +260,10 @@ class EventStream:
             if x.is_json():
                 yield from pipeline.whole(response.read())
                 return
-            for chunk in response.iter_raw() if x.raw_body() else response.iter_bytes():
+            chunks = response.iter_raw() if x.raw_body() else response.iter_bytes()
+            if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
+                chunks = x.telemetry.timed(chunks)
+            for chunk in chunks:
                 yield from pipeline.feed(chunk)
                 if pipeline.done:
                     return
@@ -246,6 +273,7 @@ class EventStream:
             yield from x.failed(exc)
         finally:
             response.close()
+            x.ended()
 
 
 class AsyncEventStream:
@@ -267,9 +295,14 @@ class AsyncEventStream:
         x.start_clock()
         try:
             x.response = await run_async(send_plan(x.request, x.transport), x.client)
-        except BaseException:  # ok -- noqa: catch-all: only closes the client, then re-raises
+        except (
+            BaseException
+        ) as exc:  # ok -- noqa: catch-all: closes the client, ends the span, re-raises
+            x.unsent(exc)
             await self._close_client()
             raise
+        if x.telemetry is not None:
+            x.telemetry.sent()
         start_body(x.request, x.transport, watched=True)
         x.open_pipeline()
         self._iter = self._events()
@@ -302,6 +335,7 @@ class AsyncEventStream:
         if x.response is not None:
             await x.response.aclose()
         await self._close_client()
+        x.ended()
 
     async def _close_client(self) -> None:
         if self._owned and self._x.client is not None:
@@ -323,6 +357,8 @@ class AsyncEventStream:
         dog = Watchdog(x.transport.timeouts.idle, x.transport.deadline)
         try:
             chunks = response.aiter_raw() if x.raw_body() else response.aiter_bytes()
+            if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
+                chunks = x.telemetry.atimed(chunks)
             next_chunk = dog.next_chunk
             if x.is_json():  # each read under the idle timeout, as a stream's are
                 parts = []
@@ -355,3 +391,4 @@ class AsyncEventStream:
         finally:
             dog.close()
             await response.aclose()
+            x.ended()
