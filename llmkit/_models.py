@@ -35,9 +35,9 @@ __all__ = [
 
 Api = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini", "bedrock-converse"]
 
-Platform = Literal["bedrock", "vertex"]
+Platform = Literal["bedrock", "vertex", "azure"]
 """A cloud platform hosting models of several vendors: it decides how requests authenticate
-(:mod:`llmkit._auth`) and, for Vertex AI, the URL layout of the wire it carries."""
+(:mod:`llmkit._auth`) and, for Vertex AI and Azure, the URL layout of the wire it carries."""
 
 
 class CostTier(BaseModel):
@@ -177,7 +177,9 @@ class Model(BaseModel):
             from ``api_key`` or application-default credentials, or an express-mode API key;
             ``publishers/{publisher}/models/{id}:{method}`` URLs). ``None``: the wire's own
             key header. ``base_url`` may hold ``{region}``, ``{project}`` and ``{location}``
-            placeholders, filled in when a request is built (docs/cloud.md).
+            placeholders, filled in when a request is built (docs/cloud.md). ``"azure"``
+            (Azure OpenAI and Claude on Microsoft Foundry: ``api-key``, else Microsoft Entra
+            ID tokens; the v1 or deployment endpoint, docs/cloud.md).
     """
 
     model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True)

@@ -60,9 +60,12 @@ def finish(
         **_wire.adapter(model.api).headers(model, access.key),
         **(tr.get("headers") or {}),
     }
+    target = url(access.base_url)
+    if access.endpoint is not None:
+        target = access.endpoint(target)
     request = httpx.Request(
         "POST",
-        url(access.base_url),
+        target,
         headers=headers,
         content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
         extensions={"llmkit.diagnostics": diagnostics},

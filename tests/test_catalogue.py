@@ -27,7 +27,10 @@ PER_RESOURCE = {
     "azure",
     "foundry-anthropic",
 }  # base URL is the user's own resource, not in the profile
-CLOUD = {"bedrock": "bedrock", "vertex": "vertex", "vertex-anthropic": "vertex"}  # platform
+CLOUD = {
+    "bedrock": "bedrock", "vertex": "vertex", "vertex-anthropic": "vertex",
+    "azure": "azure", "foundry-anthropic": "azure",
+}  # platform  # fmt: skip
 REQUIRED = {
     "provider", "id", "api", "input", "reasoning", "strict_tools",
     "context_window", "max_output_tokens", "cost",

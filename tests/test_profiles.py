@@ -29,7 +29,7 @@ DOCUMENTED: dict[str, tuple[str, str, str, bool, bool]] = {
         True,
     ),
     "azure": (
-        "https://res.openai.azure.com/openai/deployments/gpt-4.1/chat/completions?api-version=2024-10-21",
+        "https://res.openai.azure.com/openai/v1/chat/completions",  # the v1 endpoint
         "max_completion_tokens",
         "api-key",
         True,
@@ -165,6 +165,13 @@ def test_missing_key_is_named_or_not_needed(provider: str, monkeypatch: pytest.M
         request = llmkit.build_request(model, CONTEXT)
         assert "authorization" not in request.headers
     else:
+        if model.platform == "azure":  # no key: Entra ID, here without azure-identity
+            from llmkit._auth import azure
+
+            def absent() -> None:
+                raise ModuleNotFoundError("azure")
+
+            monkeypatch.setattr(azure, "_credential", absent)
         with pytest.raises(llmkit.MissingAPIKeyError, match=model.api_key_env):
             llmkit.build_request(model, CONTEXT)
 

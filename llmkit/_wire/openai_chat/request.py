@@ -15,7 +15,6 @@ models with explicit breakpoints; ``cache``/``cache_key`` map to the ``prompt_ca
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from ..._diagnostics import Diagnostic
 from ..._errors import InvalidRequestError, ToolDefinitionError
@@ -67,15 +66,8 @@ def headers(model: Model, api_key: str | None) -> dict[str, str]:
 
 
 def url(model: Model, base_url: str, *, stream: bool) -> str:
-    """The endpoint (Azure: the deployment URL named by the model id)."""
-    base = base_url.rstrip("/")
-    if model.compat.auth == "azure":
-        deployment = quote(model.id, safe="")
-        return (
-            f"{base}/openai/deployments/{deployment}/chat/completions"
-            f"?api-version={model.compat.azure_api_version}"
-        )
-    return base + "/chat/completions"
+    """The endpoint (Azure's deployment form: rewritten by :mod:`llmkit._auth.azure`)."""
+    return base_url.rstrip("/") + "/chat/completions"
 
 
 class _Builder:
