@@ -22,7 +22,7 @@ from . import _wire
 from ._clients import default_async_client, default_client
 from ._errors import InvalidRequestError, StreamError
 from ._json.scanner import loads
-from ._messages import Context
+from ._messages import ContextInput, as_context
 from ._models import Model
 from ._options import RequestOptions, check_options
 from ._request import finish
@@ -45,7 +45,7 @@ logger = logging.getLogger("llmkit")
 
 
 def count_request(
-    model: Model, context: Context, **options: Unpack[RequestOptions]
+    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
 ) -> tuple[httpx.Request, TransportOptions, Any, TokenCounter]:
     """The counting request (its diagnostics on ``extensions["llmkit.diagnostics"]``), the
     transport options, the caller's client (or ``None``) and the wire's counter.
@@ -61,7 +61,7 @@ def count_request(
             "anthropic-messages, openai-responses and gemini"
         )
     body_opts, tr = check_options(options)
-    body, diagnostics = counter.count_body(model, context, body_opts)
+    body, diagnostics = counter.count_body(model, as_context(context), body_opts)
     request, secret = finish(
         model, body, diagnostics, tr, lambda base: counter.count_url(model, base), stream=False
     )
@@ -94,7 +94,7 @@ def _start(transport: TransportOptions) -> None:
     transport.deadline = None if total is None else time.monotonic() + total
 
 
-def count_tokens(model: Model, context: Context, **options: Unpack[RequestOptions]) -> int:
+def count_tokens(model: Model, context: ContextInput, **options: Unpack[RequestOptions]) -> int:
     """The number of input tokens ``context`` would use on ``model``, counted by the
     provider (Anthropic, OpenAI Responses and Gemini have an endpoint for it).
 
@@ -119,7 +119,9 @@ def count_tokens(model: Model, context: Context, **options: Unpack[RequestOption
         response.close()
 
 
-async def acount_tokens(model: Model, context: Context, **options: Unpack[RequestOptions]) -> int:
+async def acount_tokens(
+    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+) -> int:
     """Async :func:`count_tokens` (``client`` is an ``httpx.AsyncClient``)."""
     request, transport, client, counter = count_request(model, context, **options)
     if client is not None and not isinstance(client, httpx.AsyncClient):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from ._errors import InvalidRequestError
@@ -293,6 +293,22 @@ def _check_transport(name: str, value: Any) -> Any:
     return value
 
 
+def unknown_options(unknown: Iterable[str], known: Iterable[str]) -> InvalidRequestError:
+    """The error for misspelt or unknown options: the closest known name first ("did you
+    mean ...?"), then every known one."""
+    import difflib
+
+    names = sorted(known)
+    hints = []
+    for name in sorted(unknown):
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        hints.append(f"{name} (did you mean {close[0]}?)" if close else name)
+    return InvalidRequestError(
+        f"Unknown option(s): {', '.join(hints)}. Known options: {', '.join(names)}; use "
+        "provider_options={...} for provider-specific body fields."
+    )
+
+
 def check_options(options: Mapping[str, Any]) -> tuple[Options, TransportSettings]:
     """The body options and the transport settings, every value checked.
 
@@ -304,11 +320,7 @@ def check_options(options: Mapping[str, Any]) -> tuple[Options, TransportSetting
     """
     unknown = set(options) - _KNOWN
     if unknown:
-        raise InvalidRequestError(
-            f"Unknown option(s): {', '.join(sorted(unknown))}. Known options: "
-            f"{', '.join(sorted(_KNOWN))}; use provider_options={{...}} for provider-specific "
-            "body fields."
-        )
+        raise unknown_options(unknown, _KNOWN)
     body: dict[str, Any] = {}
     transport: dict[str, Any] = {}
     for name, value in options.items():

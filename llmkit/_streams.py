@@ -5,10 +5,11 @@ the decoding (:class:`~llmkit._pipeline.Pipeline`), and what ends a stream. The 
 pumps differ only in ``await``.
 
 How a started stream can end: its terminal event (``Done``); an in-stream provider error, a
-broken connection or a timeout (``Error``, the exception the transport mapped); the caller
+broken connection or a timeout (``ErrorEvent``, the exception the transport mapped); the caller
 leaving early (``aborted``); or a bug in llmkit itself — an exception out of the decoder or the
 assembler is never mistaken for provider noise: it is logged at ERROR with its traceback and
-ends the stream with an ``Error`` whose error has it as ``__cause__`` (``complete()`` raises it).
+ends the stream with an ``ErrorEvent`` whose error has it as ``__cause__``
+(``complete()`` raises it).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ._clients import default_async_client, default_client
 from ._diagnostics import Diagnostic
 from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
 from ._events import Event
-from ._messages import AssistantMessage, Context
+from ._messages import AssistantMessage, ContextInput, as_context
 from ._models import Model
 from ._options import RequestOptions, check_options
 from ._pipeline import Pipeline
@@ -53,7 +54,8 @@ def _internal_error(exc: Exception) -> StreamError:
     logger.error("llmkit failed while decoding a response (a bug in llmkit)", exc_info=exc)
     error = StreamError(
         f"llmkit failed while decoding the response ({type(exc).__name__}: {exc}); this is a "
-        "bug in llmkit, please report it"
+        "bug in llmkit, please report it",
+        retryable=False,
     )
     error.__cause__ = exc
     return error
@@ -75,7 +77,12 @@ class Exchange:
     decoding pipeline, and the response once its head arrived."""
 
     def __init__(
-        self, model: Model, context: Context, options: RequestOptions, *, client_type: type[Any]
+        self,
+        model: Model,
+        context: ContextInput,
+        options: RequestOptions,
+        *,
+        client_type: type[Any],
     ) -> None:
         body_opts, tr = check_options(options)
         client = tr.get("client")
@@ -87,7 +94,8 @@ class Exchange:
             )
             raise InvalidRequestError(f"{need} as client=" + _httpx2_hint(client))
         self.model = model
-        self.request, key = build(model, context, body_opts, tr, stream=True)
+        ctx = as_context(context)
+        self.request, key = build(model, ctx, body_opts, tr, stream=True)
         self.transport = TransportOptions(
             timeouts=tr.get("timeout") or Timeouts(),
             max_retries=tr.get("max_retries", 2),
@@ -99,13 +107,13 @@ class Exchange:
         self.client: Any = client
         # What the pipeline needs, kept until the response head arrives: a stream still waiting
         # for it (a thousand of them, at launch) holds no decoder or assembler yet.
-        self._tool_names = frozenset(t.name for t in function_tools(context))
+        self._tool_names = frozenset(t.name for t in function_tools(ctx))
         self._max_event_size = tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE)
         self._structured_output = body_opts.response_format is not None
         self.pipeline: Pipeline | None = None
         self.response: httpx.Response | None = None
         # The OpenTelemetry span and metrics of this call (None: off, or no opentelemetry-api).
-        self.telemetry = telemetry_call(model, context, body_opts, tr, self.request)
+        self.telemetry = telemetry_call(model, ctx, body_opts, tr, self.request)
 
     def open_pipeline(self) -> Pipeline:
         """The response head arrived: build the decoding pipeline."""
@@ -201,7 +209,7 @@ class EventStream:
     early closes the connection; the message then has ``stop_reason="aborted"``.
     """
 
-    def __init__(self, model: Model, context: Context, options: RequestOptions) -> None:
+    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.Client)
         self._iter: Iterator[Event] | None = None
 
@@ -283,7 +291,7 @@ class AsyncEventStream:
     ``aborted``.
     """
 
-    def __init__(self, model: Model, context: Context, options: RequestOptions) -> None:
+    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.AsyncClient)
         self._owned = False  # a client made for this call alone (outside asyncio), closed after
         self._iter: AsyncIterator[Event] | None = None

@@ -19,6 +19,7 @@ import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply
 
 CONTEXT = llmkit.Context(messages=[llmkit.user("hi")])
+SEND_ONLY = ("timeout", "max_retries", "max_retry_delay", "max_event_size", "on_response")
 
 
 class Answer(BaseModel):
@@ -62,7 +63,10 @@ def test_a_bad_value_is_refused_before_anything_is_sent(option: str, value: Any)
             assert time.monotonic() - started < 1, "refused at once, not retried"
             message = str(info.value)
             assert option.split(".")[0] in message, message
-            assert "takes" in message, message  # it says what the option accepts
+            if call is llmkit.build_request and option in SEND_ONLY:
+                assert "no effect" in message, message  # refused whatever its value
+            else:
+                assert "takes" in message, message  # it says what the option accepts
         with pytest.raises(llmkit.InvalidRequestError):
             asyncio.run(llmkit.acomplete(fake.model(), CONTEXT, **options))
         assert fake.requests == []
@@ -89,15 +93,11 @@ def test_an_unknown_option_lists_the_known_ones() -> None:
 @pytest.mark.parametrize(
     ("option", "value"),
     [
-        ("timeout", 2.5),
-        ("timeout", 3),
-        ("timeout", llmkit.Timeouts(connect=1, total=30)),
         ("temperature", 0),
         ("temperature", 2),
         ("top_p", 1),
         ("stop", "END"),
         ("stop", []),
-        ("max_retries", 0),
         ("max_tokens", 1),
         ("response_format", Answer),
         ("response_format", {"type": "object"}),
@@ -110,6 +110,21 @@ def test_good_values_are_accepted(option: str, value: Any) -> None:
     model = llmkit.get_model("openai", "gpt-4.1-mini")
     request = llmkit.build_request(model, CONTEXT, api_key="k", **{option: value})
     assert request.method == "POST"
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("timeout", 2.5),
+        ("timeout", 3),
+        ("timeout", llmkit.Timeouts(connect=1, total=30)),
+        ("max_retries", 0),
+    ],
+)
+def test_good_transport_values_are_accepted_by_the_calls(option: str, value: Any) -> None:
+    with FakeProvider([FakeReply("ok")]) as fake:
+        reply = llmkit.complete(fake.model(), CONTEXT, api_key=fake.api_key, **{option: value})
+    assert reply.text == "ok"
 
 
 def test_options_are_a_typed_dict_listed_in_help() -> None:

@@ -171,7 +171,7 @@ class DeltaSink(Protocol):
         """The wire's terminal event arrived: end with ``Done``."""
 
     def fail(self, error: Exception) -> None:
-        """An in-stream provider error: end with ``Error`` carrying the partial message."""
+        """An in-stream provider error: end with ``ErrorEvent`` carrying the partial message."""
 
 
 class Decoder(Protocol):
