@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ._messages import as_context
-from ._options import check_options
+from ._options import SEND_ONLY, Options
 from ._request import build
 
 if TYPE_CHECKING:
@@ -58,18 +58,6 @@ __all__ = [
 ]
 
 
-# Options that act only when llmkit itself sends: build_request refuses them.
-SEND_ONLY = (
-    "timeout",
-    "max_retries",
-    "max_retry_delay",
-    "client",
-    "on_response",
-    "max_event_size",
-    "telemetry",
-)
-
-
 def build_request(
     model: Model,
     context: ContextInput,
@@ -96,12 +84,12 @@ def build_request(
         MissingAPIKeyError: no key in ``api_key`` nor in the provider's variable.
     """
     refuse_send_only(options)
-    body_opts, tr = check_options(options)
-    return build(model, as_context(context), body_opts, tr, stream=stream)[0]
+    return build(model, as_context(context), Options.check(options), stream=stream)[0]
 
 
 def refuse_send_only(options: Mapping[str, Any]) -> None:
-    """``InvalidRequestError`` naming every send-only option given (not ``None``)."""
+    """``InvalidRequestError`` naming every send-only option given (not ``None``), whatever
+    its value (:data:`~llmkit._options.SEND_ONLY`)."""
     given = [name for name in SEND_ONLY if options.get(name) is not None]
     if given:
         from ._errors import InvalidRequestError
@@ -257,15 +245,8 @@ def stream(model: Model, context: ContextInput, **options: Unpack[RequestOptions
     would raise (its ``.partial`` holds the partial message). Leaving the block early closes
     the connection; ``.message`` is then the message with ``stop_reason="aborted"``.
 
-    Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
-        ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
-        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``,
-        ``cache``, ``cache_key``, ``stream_tool_arguments`` shape the body; ``api_key``,
-        ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
-        :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
-        ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
-        dict, ``on_response`` each attempt's response head; ``telemetry`` (``False``: no
-        OpenTelemetry span or metric for the call; docs/observability.md).
+    Options: every one of :class:`~llmkit.RequestOptions` (documented there), each checked
+    before anything is sent.
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour (on the call).
@@ -301,15 +282,8 @@ def complete(
     message as ``.partial`` (``None`` before it) and keeps its most specific class:
     ``except llmkit.LLMError as e: e.partial`` works for all of them.
 
-    Options (:class:`~llmkit.RequestOptions`, each checked before anything is sent):
-        ``max_tokens``, ``temperature``, ``top_p``, ``stop``, ``tool_choice``,
-        ``parallel_tool_calls``, ``reasoning``, ``response_format``, ``provider_options``,
-        ``cache``, ``cache_key``, ``stream_tool_arguments`` shape the body; ``api_key``,
-        ``base_url``, ``region``, ``headers``, ``timeout`` (a number is not a deadline: see
-        :class:`~llmkit.Timeouts`), ``max_retries``, ``max_retry_delay``, ``client``,
-        ``max_event_size`` shape the transport; ``on_request`` sees (and may replace) the body
-        dict, ``on_response`` each attempt's response head; ``telemetry`` (``False``: no
-        OpenTelemetry span or metric for the call; docs/observability.md).
+    Options: every one of :class:`~llmkit.RequestOptions` (documented there), each checked
+    before anything is sent.
 
     Raises:
         InvalidRequestError: a bad option value, or one the model cannot honour.

@@ -24,10 +24,9 @@ from ._errors import InvalidRequestError, StreamError
 from ._json.scanner import loads
 from ._messages import ContextInput, as_context
 from ._models import Model
-from ._options import RequestOptions, check_options
+from ._options import Options, RequestOptions
 from ._request import finish
 from ._transport import (
-    Timeouts,
     TransportOptions,
     run_async,
     run_sync,
@@ -60,22 +59,15 @@ def count_request(
             f"{model.api} has no token-counting endpoint; count_tokens works on "
             "anthropic-messages, openai-responses and gemini"
         )
-    body_opts, tr = check_options(options)
-    body, diagnostics = counter.count_body(model, as_context(context), body_opts)
+    opts = Options.check(options)
+    body, diagnostics = counter.count_body(model, as_context(context), opts)
     request, secret = finish(
-        model, body, diagnostics, tr, lambda base: counter.count_url(model, base), stream=False
+        model, body, diagnostics, opts, lambda base: counter.count_url(model, base), stream=False
     )
     for d in diagnostics:
         logger.debug("count_tokens: %s: %s", d.kind, d.message)
-    transport = TransportOptions(
-        timeouts=tr.get("timeout") or Timeouts(),
-        max_retries=tr.get("max_retries", 2),
-        max_retry_delay=tr.get("max_retry_delay", 60.0),
-        provider=model.provider,
-        secret=secret,
-        on_response=tr.get("on_response"),
-    )
-    return request, transport, tr.get("client"), counter
+    transport = opts.transport_options(model.provider, secret)
+    return request, transport, opts.client, counter
 
 
 def _count(counter: TokenCounter, body: bytes) -> int:

@@ -28,14 +28,11 @@ from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
 from ._events import Event
 from ._messages import AssistantMessage, ContextInput, as_context
 from ._models import Model
-from ._options import RequestOptions, check_options
+from ._options import Options, RequestOptions
 from ._pipeline import Pipeline
 from ._request import build
-from ._sse import DEFAULT_MAX_EVENT_SIZE
 from ._telemetry import call as telemetry_call
 from ._transport import (
-    Timeouts,
-    TransportOptions,
     map_stream_exception,
     run_async,
     run_sync,
@@ -84,8 +81,8 @@ class Exchange:
         *,
         client_type: type[Any],
     ) -> None:
-        body_opts, tr = check_options(options)
-        client = tr.get("client")
+        opts = Options.check(options)
+        client = opts.client
         if client is not None and not isinstance(client, client_type):
             need = (
                 "stream()/complete() need an httpx.Client"
@@ -95,25 +92,18 @@ class Exchange:
             raise InvalidRequestError(f"{need} as client=" + _httpx2_hint(client))
         self.model = model
         ctx = as_context(context)
-        self.request, key = build(model, ctx, body_opts, tr, stream=True)
-        self.transport = TransportOptions(
-            timeouts=tr.get("timeout") or Timeouts(),
-            max_retries=tr.get("max_retries", 2),
-            max_retry_delay=tr.get("max_retry_delay", 60.0),
-            provider=model.provider,
-            secret=key,
-            on_response=tr.get("on_response"),
-        )
+        self.request, key = build(model, ctx, opts, stream=True)
+        self.transport = opts.transport_options(model.provider, key)
         self.client: Any = client
         # What the pipeline needs, kept until the response head arrives: a stream still waiting
         # for it (a thousand of them, at launch) holds no decoder or assembler yet.
         self._tool_names = frozenset(t.name for t in function_tools(ctx))
-        self._max_event_size = tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE)
-        self._structured_output = body_opts.response_format is not None
+        self._max_event_size = opts.event_size_limit
+        self._structured_output = opts.response_format is not None
         self.pipeline: Pipeline | None = None
         self.response: httpx.Response | None = None
         # The OpenTelemetry span and metrics of this call (None: off, or no opentelemetry-api).
-        self.telemetry = telemetry_call(model, ctx, body_opts, tr, self.request)
+        self.telemetry = telemetry_call(model, ctx, opts, self.request)
 
     def open_pipeline(self) -> Pipeline:
         """The response head arrived: build the decoding pipeline."""

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
     from ._messages import AssistantMessage, Context
     from ._models import Model
-    from ._options import TransportSettings
     from ._wire.contract import Options
 
 __all__ = ["CAPTURE_CONTENT_ENV", "Call", "call"]
@@ -162,13 +161,11 @@ def provider_name(model: Model) -> str:
     return _PROVIDERS.get(model.provider, model.provider)
 
 
-def call(
-    model: Model, context: Context, body: Options, settings: TransportSettings, request: Any
-) -> Call | None:
+def call(model: Model, context: Context, body: Options, request: Any) -> Call | None:
     """The telemetry of one call, or None: ``telemetry=False``, no opentelemetry-api, or no
     SDK configured (then OpenTelemetry would record nothing, and the call does no work for
     it)."""
-    if settings.get("telemetry") is False:
+    if body.telemetry is False:
         return None
     otel = _load()
     if otel is None:

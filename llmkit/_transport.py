@@ -42,6 +42,7 @@ from ._errors import (
     StreamError,
     TimeoutPhase,
 )
+from ._options import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY
 from ._redact import redact
 
 __all__ = ["Timeouts", "TransportOptions", "map_stream_exception", "run_async", "run_sync"]
@@ -85,8 +86,8 @@ class TransportOptions:
     """Everything the transport needs besides the request."""
 
     timeouts: Timeouts
-    max_retries: int = 2
-    max_retry_delay: float = 60.0
+    max_retries: int = DEFAULT_MAX_RETRIES
+    max_retry_delay: float = DEFAULT_MAX_RETRY_DELAY
     provider: str | None = None
     secret: str | None = None  # the API key, only ever used to redact it
     deadline: float | None = None  # monotonic time when ``total`` runs out
