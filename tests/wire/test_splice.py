@@ -29,7 +29,7 @@ from llmkit._wire.gemini import decode as gemini_decode
 from llmkit._wire.gemini import template as gemini_template
 from llmkit._wire.openai_chat import decode as chat_decode
 from llmkit._wire.openai_responses import decode as responses_decode
-from tests.eventstream import bedrock_event
+from tests.eventstream import bedrock_event, encode
 
 FRAGMENTS = st.text(
     alphabet=st.one_of(
@@ -534,3 +534,179 @@ def test_learning_stops_when_splices_never_match(monkeypatch: pytest.MonkeyPatch
     message = _decode("openai-chat", [body])[-1]
     assert len(learnt) == 1 + splice.BUDGET  # the opening event, then BUDGET splices
     assert "0123456789" in message.replace("\\", "")
+
+
+# -- the mechanism: SplicedDecoder's state machine ---------------------------------------------
+
+
+class _Sink:
+    """What the toy decoder below writes to: argument text by tag, and how it got there."""
+
+    def __init__(self) -> None:
+        self.ended = False
+        self.deltas: list[tuple[Any, str]] = []
+        self.skipped: list[str] = []
+
+    def arguments(self, index: Any, text: str) -> None:
+        self.deltas.append((index, text))
+
+    def malformed(self, message: str, **details: Any) -> None:
+        self.skipped.append(details["excerpt"])
+
+
+class _Toy(splice.SplicedDecoder):
+    """A wire whose frames are ``{"slot": S, "args": A}`` (argument text ``A`` for slot ``S``,
+    when ``S`` is an integer) or anything else (meaning nothing); ``"pad"`` is never read."""
+
+    IGNORED = ("pad",)
+
+    def __init__(self, sink: _Sink) -> None:
+        super().__init__(sink)  # type: ignore[arg-type]
+        self.full: list[str] = []  # the frames that took the full path
+
+    def _full_path(self, frame: Any) -> Any:
+        self.full.append(frame.data)
+        payload = self._object(frame.data)
+        check = self._argument_delta(payload)
+        if check is not None:
+            self._sink.arguments(*check)
+        return payload
+
+    def _argument_delta(self, payload: Any) -> tuple[int, str] | None:
+        if not isinstance(payload, dict) or set(payload) - {"pad"} != {"slot", "args"}:
+            return None
+        slot, args = payload["slot"], payload["args"]
+        ok = isinstance(slot, int) and isinstance(args, str)
+        return (slot, args) if ok else None
+
+
+def _toy(*frames: str | tuple[str, str]) -> tuple[_Toy, _Sink]:
+    sink = _Sink()
+    decoder = _Toy(sink)
+    for frame in frames:
+        event, data = frame if isinstance(frame, tuple) else ("message", frame)
+        decoder.feed(SSEEvent(event, data))
+    return decoder, sink
+
+
+def _args(slot: Any, text: str, pad: str = "") -> str:
+    fields = {"slot": slot, "args": text} | ({"pad": pad} if pad else {})
+    return json.dumps(fields, separators=(",", ":"))
+
+
+def test_frames_that_fit_the_hole_learnt_take_no_full_path() -> None:
+    frames = [_args(0, "a"), _args(0, 'b"'), _args(0, "c", pad="x"), _args(0, "d", pad="yy")]
+    decoder, sink = _toy(*frames[:2], _args(0, "c"), _args(0, "d"))
+    assert sink.deltas == [(0, "a"), (0, 'b"'), (0, "c"), (0, "d")]
+    assert decoder.full == [frames[0]]  # learnt from the first, the others taken by its hole
+    padded, sink = _toy(*frames[2:], _args(0, "e", pad="z" * 9))
+    assert sink.deltas == [(0, "c"), (0, "d"), (0, "e")]
+    assert padded.full == [frames[2]]  # the padding is a hole of its own
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        _args(1, "x"),  # another slot: the learnt text around the hole differs
+        _args("0", "x"),  # looks like a delta; the check refuses it
+        '{"slot": 0, "args": "x"}',  # the same frame written another way
+        _args(0, "x")[:-1] + ', "more": 1}',  # one more field
+        _args(0, ""),  # empty: what it means is the full path's to say
+        _args(0, "x") + " ",  # trailing bytes
+        '{"slot":0,"args":"\\x"}',  # a bad escape: not JSON
+        ("update", _args(0, "x")),  # the same text in another kind of frame
+    ],
+)
+def test_a_frame_that_does_not_fit_takes_the_full_path_and_ends_the_hole(
+    odd: str | tuple[str, str],
+) -> None:
+    data = odd if isinstance(odd, str) else odd[1]
+    frames = (_args(0, "a"), _args(0, "b"), odd, _args(0, "c"), _args(0, "d"))
+    decoder, sink = _toy(*frames)
+    assert decoder.full[:2] == [_args(0, "a"), data]  # b by the hole, then the odd one
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(splice, "BUDGET", 0)  # the full path alone
+        plain, full = _toy(*frames)
+    assert len(plain.full) == len(frames)
+    assert sink.deltas == full.deltas and sink.skipped == full.skipped
+
+
+def test_no_hole_is_learnt_from_a_frame_the_check_refuses() -> None:
+    refused = _args("0", "a")  # the shape of a delta, a slot that is not an integer
+    decoder, sink = _toy(refused, refused, refused)
+    assert decoder.full == [refused] * 3 and sink.deltas == []
+    decoder, sink = _toy("[1]", "[1]")
+    assert decoder.full == ["[1]"] * 2 and sink.skipped == ["[1]"] * 2
+
+
+def test_no_hole_is_learnt_once_the_stream_ended() -> None:
+    sink = _Sink()
+    decoder = _Toy(sink)
+    sink.ended = True
+    for text in "abc":
+        decoder.feed(SSEEvent("message", _args(0, text)))
+    assert len(decoder.full) == 3
+
+
+def test_learning_stops_after_budget_holes_that_took_nothing() -> None:
+    # Every frame differs outside the hole (its slot): each hole learnt takes nothing.
+    frames = [_args(n, "x") for n in range(3 * splice.BUDGET)]
+    decoder, sink = _toy(*frames)
+    assert len(decoder.full) == len(frames) and len(sink.deltas) == len(frames)
+    assert decoder._budget == 0 and decoder._hole is None
+    # A hole that took frames does not count against the budget.
+    decoder, _ = _toy(*[_args(n // 2, "x") for n in range(4 * splice.BUDGET)])
+    assert decoder._budget == splice.BUDGET and decoder._hole is not None
+
+
+def test_an_anthropic_error_event_is_never_taken_as_a_delta() -> None:
+    # The event name says error (QUIRKS A6): the full path fails the stream, whatever the data.
+    delta = (
+        '{"type":"content_block_delta","index":0,'
+        '"delta":{"type":"input_json_delta","partial_json":%s}}'
+    )
+    start = (
+        '{"type":"content_block_start","index":0,'
+        '"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}'
+    )
+    body = "".join(
+        f"event: {name}\ndata: {data}\n\n"
+        for name, data in [
+            ("message_start", '{"type":"message_start","message":{"id":"m"}}'),
+            ("content_block_start", start),
+            ("content_block_delta", delta % '"{\\"a\\""'),
+            ("content_block_delta", delta % '":1"'),
+            ("error", delta % '"}"'),
+        ]
+    )
+    events = _decode("anthropic-messages", [body.encode()])
+    assert [e[-1] for e in events if isinstance(e, tuple)] == ['{"a"', ":1"]
+    assert "stream_truncated" not in events[-1] and "Error(" in events[-2]
+
+
+def test_a_bedrock_exception_is_never_taken_as_a_delta() -> None:
+    # An exception may name itself anything, even contentBlockDelta: it fails the stream.
+    delta = '{"contentBlockIndex":0,"delta":{"toolUse":{"input":%s}}}'
+    body = b"".join(
+        [
+            bedrock_event("messageStart", b'{"role":"assistant"}'),
+            bedrock_event(
+                "contentBlockStart",
+                b'{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t","name":"f"}}}',
+            ),
+            bedrock_event("contentBlockDelta", (delta % '"{\\"a\\""').encode()),
+            bedrock_event("contentBlockDelta", (delta % '":1"').encode()),
+            encode(  # bedrock_exception's headers, the payload written as the events are
+                {
+                    ":exception-type": (7, "contentBlockDelta"),
+                    ":content-type": (7, "application/json"),
+                    ":message-type": (7, "exception"),
+                },
+                (delta % '"}"').encode(),
+            ),
+        ]
+    )
+    events = _decode("bedrock-converse", [body])
+    deltas = [e for e in events if isinstance(e, tuple)]
+    assert [d[-1] for d in deltas] == ['{"a"', ":1"]
+    assert "stream_truncated" not in events[-1] and "Error(" in events[-2]
