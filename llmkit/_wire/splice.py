@@ -195,41 +195,41 @@ class Splice:
         self.hits = 0
 
     def take(self, frame: Frame) -> bool:
-        """Deliver ``frame``'s value when ``frame`` has this shape (``True``), else ``False``."""
-        if frame.event != self._event:
+        """Deliver the string in ``frame``'s value literal when ``frame`` has this shape and
+        the string is not empty (``True``), else ``False``."""
+        data = frame.data
+        if (
+            frame.event != self._event
+            or not data.startswith(self._head)
+            or not data.endswith(self._suffix)
+        ):
             return False
-        value = self.match(frame.data)
-        if value is None or (self._accepts is not None and not self._accepts(frame)):
+        value: str | None
+        if self._simple:
+            try:
+                value, end = _scanstring(data, self._at)
+            except ValueError:  # unterminated, a raw control character, a bad escape
+                return False
+            if end != len(data) - self._tail:
+                return False
+        else:
+            value = self._match_steps(data)
+        if not value or (self._accepts is not None and not self._accepts(frame)):
             return False
         self.hits += 1
         self._deliver(self.tag, value)
         return True
 
-    def match(self, data: str) -> str | None:
-        """The string in ``data``'s value literal when ``data`` has this shape and the string
-        is not empty, else ``None``."""
-        if not data.startswith(self._head) or not data.endswith(self._suffix):
-            return None
-        if not self._simple:
-            return self._match_steps(data)
-        try:
-            value, end = _scanstring(data, self._at)
-        except ValueError:  # unterminated, a raw control character, a bad escape
-            return None
-        if end != len(data) - self._tail or not value:
-            return None
-        return value
-
     def _match_steps(self, data: str) -> str | None:
         assert self._pattern is not None
-        # Between the head and the suffix, which match() has checked already.
+        # Between the head and the suffix, which take() has checked already.
         m = self._pattern.fullmatch(data, self._holes, len(data) - self._tail)
         if m is None:
             return None
         value = m.group(1)
         if "\\" in value:  # escapes (valid ones: the pattern says so) decoded as json does
             value = _scanstring(data, m.start(1))[0]
-        return value or None
+        return value
 
 
 def _pattern(steps: list[tuple[str, str]]) -> re.Pattern[str]:
