@@ -17,6 +17,7 @@ from typing import Any
 from ._errors import (
     APIError,
     AuthenticationError,
+    BadRequestError,
     ContextLengthError,
     NotFoundError,
     OverloadedError,
@@ -25,8 +26,9 @@ from ._errors import (
     ServerError,
 )
 from ._json.scanner import loads
+from ._redact import redact, scrub
 
-__all__ = ["classify", "error_from_body", "parse_retry_after"]
+__all__ = ["classify", "error_from_body", "http_error", "parse_retry_after"]
 
 # Messages providers really send when the prompt does not fit (OpenAI, Anthropic, Gemini,
 # DeepSeek, vLLM, Ollama, OpenRouter, llama.cpp).
@@ -77,6 +79,9 @@ _TYPES: dict[str, type[APIError]] = {
     "missingauthenticationtokenexception": AuthenticationError,
 }
 _STATUS: dict[int, type[APIError]] = {
+    400: BadRequestError,
+    413: BadRequestError,
+    422: BadRequestError,
     401: AuthenticationError,
     403: PermissionDeniedError,
     404: NotFoundError,
@@ -192,6 +197,8 @@ def classify(
         cls = ServerError
     if status is not None and status in _STATUS and cls is APIError:
         cls = _STATUS[status]
+    if cls is ServerError and status is not None and status < 500:
+        cls = _STATUS.get(status, APIError)  # a generic "api_error" type on a 4xx
     if cls in (APIError, ServerError) and status == 529:
         cls = OverloadedError
     if _CONTEXT.search(message) or code == "context_length_exceeded":
@@ -199,7 +206,7 @@ def classify(
     if any(d.get("reason") == "API_KEY_INVALID" for d in _details(body)):
         cls = AuthenticationError  # Gemini answers a bad key with 400 INVALID_ARGUMENT
     request_id = hdrs.get("x-request-id") or hdrs.get("request-id") or hdrs.get("x-amzn-requestid")
-    return cls(
+    error = cls(
         # "(HTTP 404)" once: not after a message that already says it (an empty body's)
         f"{message} (HTTP {status})"
         if status and not in_stream and f"HTTP {status}" not in message
@@ -211,6 +218,12 @@ def classify(
         retry_after=parse_retry_after(hdrs, body),
         body=body,
     )
+    should = hdrs.get("x-should-retry")
+    if should in ("true", "false"):
+        error.should_retry = should == "true"  # the provider's advice (Anthropic, OpenAI)
+    elif is_daily_quota(body):
+        error.should_retry = False  # a per-day quota: waiting will not help (QUIRKS I3)
+    return error
 
 
 def error_from_body(body: Any, *, provider: str | None = None) -> APIError:
@@ -223,3 +236,26 @@ def error_from_body(body: Any, *, provider: str | None = None) -> APIError:
     code = _error_obj(_decode_body(body)).get("code")
     status = code if type(code) is int and 100 <= code <= 599 else None
     return classify(status, body, None, provider=provider, in_stream=True)
+
+
+def http_error(
+    status: int,
+    body: bytes,
+    headers: Mapping[str, str],
+    *,
+    provider: str | None,
+    secrets: tuple[str, ...] = (),
+) -> APIError:
+    """The typed error for an HTTP error response, with every ``secret`` (and anything shaped
+    like a key) taken out of its message, ``args`` and ``body``: what the transport raises and
+    :func:`llmkit.parse_error` returns."""
+    text = body.decode("utf-8", "replace")
+    for secret in secrets or (None,):
+        text = redact(text, secret)
+    error = classify(status, text, headers, provider=provider)
+    for secret in secrets or (None,):
+        scrub(error, secret)
+    if isinstance(error, RateLimitError) and error.retry_after is not None:
+        error.message += f" (retry after {error.retry_after:.3g}s)"
+        error.args = (error.message,)
+    return error

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ._diagnostics import Diagnostic
 from ._documents import CachePoint, DocumentPart, to_document_part
-from ._errors import ToolDefinitionError
+from ._errors import InvalidRequestError, ToolDefinitionError
 from ._tools.definition import Tool
 from ._tools.provider import AnyTool
 
@@ -24,6 +24,7 @@ __all__ = [
     "AssistantMessage",
     "CachePoint",
     "Context",
+    "ContextInput",
     "DocumentPart",
     "ImagePart",
     "Message",
@@ -385,4 +386,35 @@ def tool_result(
     parts.extend(to_document_part(d) for d in documents)
     return ToolResultMessage(
         tool_call_id=call.id, tool_name=call.name, content=parts, is_error=is_error
+    )
+
+
+ContextInput = Union[
+    Context, str, Sequence[Union[UserMessage, AssistantMessage, ToolResultMessage]]
+]
+"""What a call takes as ``context``: a :class:`Context`, a ``str`` (one user message) or a
+sequence of messages (no system prompt, no tools)."""
+
+
+def as_context(context: object) -> Context:
+    """``context`` as a :class:`Context`.
+
+    Raises:
+        InvalidRequestError: anything else, naming ``context`` (before anything is sent).
+    """
+    if isinstance(context, Context):
+        return context
+    if isinstance(context, str):
+        return Context(messages=[user(context)])
+    if isinstance(context, Sequence) and not isinstance(context, (bytes, bytearray)):
+        for i, item in enumerate(context):
+            if not isinstance(item, (UserMessage, AssistantMessage, ToolResultMessage)):
+                raise InvalidRequestError(
+                    f"context[{i}] is a {type(item).__name__}, not a message: a sequence given "
+                    "as context holds UserMessage, AssistantMessage or ToolResultMessage items"
+                )
+        return Context(messages=list(context))
+    raise InvalidRequestError(
+        "context must be an llmkit.Context, a str or a sequence of messages "
+        f"(got {type(context).__name__})"
     )

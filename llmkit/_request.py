@@ -15,9 +15,8 @@ from . import _auth, _wire
 from ._diagnostics import Diagnostic
 from ._messages import Context
 from ._models import Model
-from ._options import TransportSettings
+from ._options import Options
 from ._version import __version__
-from ._wire.contract import Options
 
 __all__ = ["api_key", "build", "finish"]
 
@@ -26,14 +25,14 @@ api_key = _auth.api_key  # kept importable from here
 
 
 def build(
-    model: Model, context: Context, body_opts: Options, tr: TransportSettings, *, stream: bool
+    model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[httpx.Request, str | None]:
     """The request (its request-side diagnostics on ``extensions["llmkit.diagnostics"]``) and
     the credential it carries (for redaction)."""
     adapter = _wire.adapter(model.api)
-    body, diagnostics = adapter.build(model, context, body_opts, stream=stream)
+    body, diagnostics = adapter.build(model, context, opts, stream=stream)
     return finish(
-        model, body, diagnostics, tr, lambda base: adapter.url(model, base, stream=stream), stream
+        model, body, diagnostics, opts, lambda base: adapter.url(model, base, stream=stream), stream
     )
 
 
@@ -41,24 +40,24 @@ def finish(
     model: Model,
     body: dict[str, Any],
     diagnostics: list[Diagnostic],
-    tr: TransportSettings,
+    opts: Options,
     url: Callable[[str], str],
     stream: bool,
 ) -> tuple[httpx.Request, str | None]:
     """A wire's body as the HTTP request: ``on_request``, the endpoint (``url`` of the resolved
     base URL) and credential from :mod:`llmkit._auth`, the headers, then authentication."""
-    on_request = tr.get("on_request")
+    on_request = opts.on_request
     if on_request is not None:
         replaced = on_request(body)
         if replaced is not None:
             body = replaced
-    access = _auth.resolve(model, tr)
+    access = _auth.resolve(model, opts.given())
     headers = {
         "content-type": "application/json",
         "accept": "text/event-stream" if stream else "application/json",
         "user-agent": f"llmkit/{__version__}",
         **_wire.adapter(model.api).headers(model, access.key),
-        **(tr.get("headers") or {}),
+        **(opts.headers or {}),
     }
     request = httpx.Request(
         "POST",

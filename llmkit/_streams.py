@@ -5,10 +5,11 @@ the decoding (:class:`~llmkit._pipeline.Pipeline`), and what ends a stream. The 
 pumps differ only in ``await``.
 
 How a started stream can end: its terminal event (``Done``); an in-stream provider error, a
-broken connection or a timeout (``Error``, the exception the transport mapped); the caller
+broken connection or a timeout (``ErrorEvent``, the exception the transport mapped); the caller
 leaving early (``aborted``); or a bug in llmkit itself — an exception out of the decoder or the
 assembler is never mistaken for provider noise: it is logged at ERROR with its traceback and
-ends the stream with an ``Error`` whose error has it as ``__cause__`` (``complete()`` raises it).
+ends the stream with an ``ErrorEvent`` whose error has it as ``__cause__``
+(``complete()`` raises it).
 """
 
 from __future__ import annotations
@@ -25,15 +26,13 @@ from ._clients import default_async_client, default_client
 from ._diagnostics import Diagnostic
 from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
 from ._events import Event
-from ._messages import AssistantMessage, Context
+from ._messages import AssistantMessage, ContextInput, as_context
 from ._models import Model
-from ._options import RequestOptions, check_options
+from ._options import Options, RequestOptions
 from ._pipeline import Pipeline
 from ._request import build
-from ._sse import DEFAULT_MAX_EVENT_SIZE
+from ._telemetry import call as telemetry_call
 from ._transport import (
-    Timeouts,
-    TransportOptions,
     map_stream_exception,
     run_async,
     run_sync,
@@ -52,7 +51,8 @@ def _internal_error(exc: Exception) -> StreamError:
     logger.error("llmkit failed while decoding a response (a bug in llmkit)", exc_info=exc)
     error = StreamError(
         f"llmkit failed while decoding the response ({type(exc).__name__}: {exc}); this is a "
-        "bug in llmkit, please report it"
+        "bug in llmkit, please report it",
+        retryable=False,
     )
     error.__cause__ = exc
     return error
@@ -74,10 +74,15 @@ class Exchange:
     decoding pipeline, and the response once its head arrived."""
 
     def __init__(
-        self, model: Model, context: Context, options: RequestOptions, *, client_type: type[Any]
+        self,
+        model: Model,
+        context: ContextInput,
+        options: RequestOptions,
+        *,
+        client_type: type[Any],
     ) -> None:
-        body_opts, tr = check_options(options)
-        client = tr.get("client")
+        opts = Options.check(options)
+        client = opts.client
         if client is not None and not isinstance(client, client_type):
             need = (
                 "stream()/complete() need an httpx.Client"
@@ -86,23 +91,19 @@ class Exchange:
             )
             raise InvalidRequestError(f"{need} as client=" + _httpx2_hint(client))
         self.model = model
-        self.request, key = build(model, context, body_opts, tr, stream=True)
-        self.transport = TransportOptions(
-            timeouts=tr.get("timeout") or Timeouts(),
-            max_retries=tr.get("max_retries", 2),
-            max_retry_delay=tr.get("max_retry_delay", 60.0),
-            provider=model.provider,
-            secret=key,
-            on_response=tr.get("on_response"),
-        )
+        ctx = as_context(context)
+        self.request, key = build(model, ctx, opts, stream=True)
+        self.transport = opts.transport_options(model.provider, key)
         self.client: Any = client
         # What the pipeline needs, kept until the response head arrives: a stream still waiting
         # for it (a thousand of them, at launch) holds no decoder or assembler yet.
-        self._tool_names = frozenset(t.name for t in function_tools(context))
-        self._max_event_size = tr.get("max_event_size", DEFAULT_MAX_EVENT_SIZE)
-        self._structured_output = body_opts.response_format is not None
+        self._tool_names = frozenset(t.name for t in function_tools(ctx))
+        self._max_event_size = opts.event_size_limit
+        self._structured_output = opts.response_format is not None
         self.pipeline: Pipeline | None = None
         self.response: httpx.Response | None = None
+        # The OpenTelemetry span and metrics of this call (None: off, or no opentelemetry-api).
+        self.telemetry = telemetry_call(model, ctx, opts, self.request)
 
     def open_pipeline(self) -> Pipeline:
         """The response head arrived: build the decoding pipeline."""
@@ -122,9 +123,23 @@ class Exchange:
             self.pipeline.abort()
 
     def start_clock(self) -> None:
-        """The request is being sent: the total timeout runs from now."""
+        """The request is being sent: the total timeout runs from now (and the span)."""
         total = self.transport.timeouts.total
         self.transport.deadline = None if total is None else time.monotonic() + total
+        if self.telemetry is not None:
+            self.telemetry.start()
+
+    def unsent(self, exc: BaseException) -> None:
+        """Sending failed (or was cancelled): the call ends with ``exc``."""
+        if self.telemetry is not None:
+            self.telemetry.end(error=exc)
+
+    def ended(self) -> None:
+        """The stream has ended (or the caller left): its span and metrics end."""
+        if self.telemetry is not None:
+            pipeline = self.pipeline
+            if pipeline is not None and pipeline.done:
+                self.telemetry.end(pipeline.asm.message, pipeline.asm.error)
 
     def is_json(self) -> bool:
         """The server answered with a whole JSON body instead of a stream."""
@@ -184,7 +199,7 @@ class EventStream:
     early closes the connection; the message then has ``stop_reason="aborted"``.
     """
 
-    def __init__(self, model: Model, context: Context, options: RequestOptions) -> None:
+    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.Client)
         self._iter: Iterator[Event] | None = None
 
@@ -193,7 +208,13 @@ class EventStream:
         if x.client is None:
             x.client = default_client()
         x.start_clock()
-        x.response = run_sync(send_plan(x.request, x.transport), x.client)
+        try:
+            x.response = run_sync(send_plan(x.request, x.transport), x.client)
+        except BaseException as exc:  # ok -- noqa: catch-all: ends the call's span, re-raised
+            x.unsent(exc)
+            raise
+        if x.telemetry is not None:
+            x.telemetry.sent()
         start_body(x.request, x.transport)
         x.open_pipeline()
         self._iter = self._events()
@@ -225,6 +246,7 @@ class EventStream:
             self._iter.close()
         if x.response is not None:
             x.response.close()
+        x.ended()
 
     def _events(self) -> Iterator[Event]:
         x = self._x
@@ -236,7 +258,10 @@ class EventStream:
             if x.is_json():
                 yield from pipeline.whole(response.read())
                 return
-            for chunk in response.iter_raw() if x.raw_body() else response.iter_bytes():
+            chunks = response.iter_raw() if x.raw_body() else response.iter_bytes()
+            if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
+                chunks = x.telemetry.timed(chunks)
+            for chunk in chunks:
                 yield from pipeline.feed(chunk)
                 if pipeline.done:
                     return
@@ -246,6 +271,7 @@ class EventStream:
             yield from x.failed(exc)
         finally:
             response.close()
+            x.ended()
 
 
 class AsyncEventStream:
@@ -255,7 +281,7 @@ class AsyncEventStream:
     ``aborted``.
     """
 
-    def __init__(self, model: Model, context: Context, options: RequestOptions) -> None:
+    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.AsyncClient)
         self._owned = False  # a client made for this call alone (outside asyncio), closed after
         self._iter: AsyncIterator[Event] | None = None
@@ -267,9 +293,14 @@ class AsyncEventStream:
         x.start_clock()
         try:
             x.response = await run_async(send_plan(x.request, x.transport), x.client)
-        except BaseException:  # ok -- noqa: catch-all: only closes the client, then re-raises
+        except (
+            BaseException
+        ) as exc:  # ok -- noqa: catch-all: closes the client, ends the span, re-raises
+            x.unsent(exc)
             await self._close_client()
             raise
+        if x.telemetry is not None:
+            x.telemetry.sent()
         start_body(x.request, x.transport, watched=True)
         x.open_pipeline()
         self._iter = self._events()
@@ -302,6 +333,7 @@ class AsyncEventStream:
         if x.response is not None:
             await x.response.aclose()
         await self._close_client()
+        x.ended()
 
     async def _close_client(self) -> None:
         if self._owned and self._x.client is not None:
@@ -323,6 +355,8 @@ class AsyncEventStream:
         dog = Watchdog(x.transport.timeouts.idle, x.transport.deadline)
         try:
             chunks = response.aiter_raw() if x.raw_body() else response.aiter_bytes()
+            if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
+                chunks = x.telemetry.atimed(chunks)
             next_chunk = dog.next_chunk
             if x.is_json():  # each read under the idle timeout, as a stream's are
                 parts = []
@@ -355,3 +389,4 @@ class AsyncEventStream:
         finally:
             dog.close()
             await response.aclose()
+            x.ended()

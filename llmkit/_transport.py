@@ -6,8 +6,10 @@ The policy is written once, as a generator (:func:`send_plan`) that yields the I
 
 Rules (docs/design.md §4, QUIRKS I1-I4):
 
-- retries happen only before the first response byte: on connection errors, connect and
-  first-byte timeouts, and on 408/409/429/5xx/529 — never once a stream has started;
+- retries happen only before the first response byte, for the errors whose
+  :attr:`~llmkit.LLMError.retryable` is true (connection errors, connect and first-byte
+  timeouts, 408/409/429/5xx/529 unless ``x-should-retry: false``) — never once a stream has
+  started;
 - the delay honours ``x-should-retry``, ``retry-after-ms``, ``retry-after`` (seconds or an
   HTTP date) and Gemini ``RetryInfo``; a requested wait beyond ``max_retry_delay`` is not
   slept through: the typed error is raised at once with ``retry_after`` set;
@@ -30,24 +32,22 @@ from typing import Any, cast
 
 import httpx
 
-from ._classify import classify, is_daily_quota
+from ._classify import http_error
 from ._errors import (
     APIConnectionError,
     APIError,
     APITimeoutError,
     InvalidRequestError,
     LLMError,
-    RateLimitError,
     StreamError,
     TimeoutPhase,
 )
+from ._options import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY
 from ._redact import redact
 
 __all__ = ["Timeouts", "TransportOptions", "map_stream_exception", "run_async", "run_sync"]
 
 logger = logging.getLogger("llmkit")
-
-RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,8 @@ class TransportOptions:
     """Everything the transport needs besides the request."""
 
     timeouts: Timeouts
-    max_retries: int = 2
-    max_retry_delay: float = 60.0
+    max_retries: int = DEFAULT_MAX_RETRIES
+    max_retry_delay: float = DEFAULT_MAX_RETRY_DELAY
     provider: str | None = None
     secret: str | None = None  # the API key, only ever used to redact it
     deadline: float | None = None  # monotonic time when ``total`` runs out
@@ -199,33 +199,20 @@ def map_stream_exception(exc: httpx.HTTPError | LLMError, opts: TransportOptions
     return error
 
 
-def _retry_delay(
-    error: LLMError, headers: httpx.Headers | None, attempt: int, opts: TransportOptions
-) -> float | None:
-    """Seconds to wait before retrying, or None to raise ``error`` now."""
-    if attempt >= opts.max_retries:
+def _retry_delay(error: LLMError, attempt: int, opts: TransportOptions) -> float | None:
+    """Seconds to wait before retrying, or None to raise ``error`` now. Whether the error is
+    worth retrying at all is :attr:`LLMError.retryable` (the one rule, shared with callers);
+    here only the budget: attempts, the provider's requested wait, the total deadline."""
+    if attempt >= opts.max_retries or not error.retryable:
         return None
-    should = headers.get("x-should-retry") if headers is not None else None
-    if should == "false":
-        return None
-    if isinstance(error, APIError):
-        retryable = should == "true" or (
-            error.status in RETRY_STATUSES and not is_daily_quota(error.body)
-        )
-        if not retryable:
-            return None
-        if error.retry_after is not None:
-            if error.retry_after > opts.max_retry_delay:
-                return None  # the provider asks for more than we wait: tell the caller
-            delay = error.retry_after
-        else:
-            delay = _backoff(attempt)
-    elif isinstance(error, APITimeoutError) and error.phase == "total":
-        return None
-    elif isinstance(error, APIConnectionError):
-        delay = _backoff(attempt)
+    if isinstance(error, APITimeoutError) and error.phase == "total":
+        return None  # the deadline for the whole call has passed
+    if isinstance(error, APIError) and error.retry_after is not None:
+        if error.retry_after > opts.max_retry_delay:
+            return None  # the provider asks for more than we wait: tell the caller
+        delay = error.retry_after
     else:
-        return None
+        delay = _backoff(attempt)
     remaining = opts.remaining()
     if remaining is not None and delay >= remaining:
         return None
@@ -244,7 +231,6 @@ def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, A
         result = yield Send(request)
         if isinstance(result, httpx.HTTPError):
             error: LLMError = _connect_error(result, opts)
-            headers = None
         else:
             if opts.on_response is not None:
                 yield Notify(opts.on_response, result)
@@ -252,8 +238,7 @@ def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, A
                 return cast(httpx.Response, result)
             body = yield Read(result)
             error = _api_error(result, body, opts)
-            headers = result.headers
-        delay = _retry_delay(error, headers, attempt, opts)
+        delay = _retry_delay(error, attempt, opts)
         if delay is None:
             raise error
         logger.info("Retrying in %.2fs after %s", delay, type(error).__name__)
@@ -262,14 +247,10 @@ def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, A
 
 
 def _api_error(response: httpx.Response, body: bytes, opts: TransportOptions) -> APIError:
-    text = redact(body.decode("utf-8", "replace"), opts.secret)
-    error = classify(response.status_code, text, response.headers, provider=opts.provider)
-    error.args = (redact(str(error), opts.secret),)
-    error.message = redact(error.message, opts.secret)
-    if isinstance(error, RateLimitError) and error.retry_after is not None:
-        error.message += f" (retry after {error.retry_after:.3g}s)"
-        error.args = (error.message,)
-    return error
+    secrets = (opts.secret,) if opts.secret else ()
+    return http_error(
+        response.status_code, body, response.headers, provider=opts.provider, secrets=secrets
+    )
 
 
 def _notify(op: Notify, *, async_ok: bool) -> object:

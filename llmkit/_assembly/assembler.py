@@ -19,7 +19,7 @@ the rules that hold for all of them live here, in the tool-call slots it owns
 - arguments may come as many string deltas, whole, or as a JSON object: same result (D1, D2);
 - a call is finalised only when its block or the stream ends;
 - the stop reason is derived from what arrived, the raw value kept (E1, E2);
-- exactly one ``Done`` or ``Error`` ends every stream, and after an error the partial message
+- exactly one ``Done`` or ``ErrorEvent`` ends every stream, and after an error the partial message
   is valid to send back.
 """
 
@@ -32,7 +32,7 @@ from .._diagnostics import Diagnostic, DiagnosticKind
 from .._errors import LLMError, StreamError
 from .._events import (
     Done,
-    Error,
+    ErrorEvent,
     OutputTextDelta,
     Start,
     TextDelta,
@@ -294,7 +294,7 @@ class Assembler:
 
     def fail(self, error: Exception) -> None:
         """The stream failed (provider error payload, broken connection, timeout): end with
-        ``Error`` carrying the partial message."""
+        ``ErrorEvent`` carrying the partial message."""
         self._terminate("error", error)
 
     def end_of_stream(self) -> None:
@@ -308,7 +308,9 @@ class Assembler:
 
     def abort(self) -> None:
         """The caller stopped reading (left the ``with`` block or was cancelled)."""
-        self._terminate("aborted", StreamError("The stream was closed by the caller"))
+        self._terminate(
+            "aborted", StreamError("The stream was closed by the caller", retryable=False)
+        )
 
     # -- internals -----------------------------------------------------------------------
 
@@ -316,6 +318,10 @@ class Assembler:
         if self.ended:
             return
         self._close_blocks()
+        if not isinstance(error, LLMError):  # the event's error is always an LLMError
+            wrapped = StreamError(f"{type(error).__name__}: {error}", retryable=False)
+            wrapped.__cause__ = error
+            error = wrapped
         scrub(error, self._secret)  # provider error payloads may echo the key
         message = self._build(stop, error=f"{type(error).__name__}: {error}")
         self.ended = True
@@ -323,7 +329,7 @@ class Assembler:
         if isinstance(error, LLMError):
             error.partial = message
         self.error = error
-        self._emit(Error(message, error))
+        self._emit(ErrorEvent(message, error))
 
     def _close_blocks(self) -> None:
         for block in self._blocks:

@@ -76,3 +76,11 @@ def errors(model: llmkit.Model, context: llmkit.Context) -> None:
     except llmkit.LLMError as e:
         assert_type(e.message, str)
         assert_type(e.partial, llmkit.AssistantMessage | None)
+
+
+def failure_event(model: llmkit.Model, context: llmkit.Context) -> None:
+    with llmkit.stream(model, context) as events:
+        for event in events:
+            if isinstance(event, llmkit.ErrorEvent):
+                assert_type(event.error, llmkit.LLMError)
+                assert_type(event.error.message, str)

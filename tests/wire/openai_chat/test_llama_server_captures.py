@@ -187,7 +187,7 @@ def test_in_stream_error_status_is_the_payloads_code(seed: int) -> None:
     assert payload is not None and payload["code"] == 500
     events = list(llmkit.parse_stream(MODEL, iter(rechunk(body, random.Random(seed)))))
     final = events[-1]
-    assert isinstance(final, llmkit.Error)
+    assert isinstance(final, llmkit.ErrorEvent)
     assert type(final.error) is llmkit.ServerError
     assert (final.error.status, final.error.code) == (500, "server_error")
     # The response itself was a 200: the message does not claim an HTTP 500 response.
@@ -224,6 +224,6 @@ def test_an_in_stream_codes_http_status_becomes_status(
     codes (strings, booleans, numbers outside 100-599) leave ``status`` unset."""
     body = b"data: " + json.dumps(payload).encode() + b"\n\n"
     final = list(llmkit.parse_stream(MODEL, [body]))[-1]
-    assert isinstance(final, llmkit.Error)
+    assert isinstance(final, llmkit.ErrorEvent)
     assert type(final.error) is kind
     assert final.error.status == status
