@@ -153,7 +153,6 @@ class Splice:
     a non-negative JSON integer). A match is delivered as ``deliver(tag, value)``."""
 
     __slots__ = (
-        "_accepts",
         "_at",
         "_deliver",
         "_event",
@@ -163,6 +162,7 @@ class Splice:
         "_simple",
         "_suffix",
         "_tail",
+        "_type",
         "hits",
         "tag",
     )
@@ -175,7 +175,7 @@ class Splice:
         deliver: Callable[[Any, str], None],
         *,
         event: str = "",
-        accepts: Callable[[Frame], bool] | None = None,
+        message_type: str | None = None,
     ) -> None:
         # steps: (hole kind: "value" | "string" | "integer", the text after it)
         self._simple = len(steps) == 1  # one hole, the value: the usual shape
@@ -188,9 +188,11 @@ class Splice:
         self._tail = len(self._suffix)
         # The others: one regular expression (compiled once per splice learnt).
         self._pattern = None if self._simple else _pattern(steps)
+        # The kind of frame a match is: the learnt one's event and, where the framing has
+        # one, its message type (an event-stream exception may name itself anything).
         self._event = event
+        self._type = message_type
         self._deliver = deliver
-        self._accepts = accepts
         self.tag = tag
         self.hits = 0
 
@@ -214,7 +216,9 @@ class Splice:
                 return False
         else:
             value = self._match_steps(data)
-        if not value or (self._accepts is not None and not self._accepts(frame)):
+        if not value:
+            return False
+        if self._type is not None and frame.message_type != self._type:  # type: ignore[attr-defined]
             return False
         self.hits += 1
         self._deliver(self.tag, value)
@@ -267,13 +271,12 @@ def learn(
     check: Check,
     deliver: Callable[[Any, str], None],
     ignored: tuple[str, ...] = (),
-    accepts: Callable[[Frame], bool] | None = None,
 ) -> Splice | None:
     """A splice of ``frame`` (its data decoded as ``payload``) whose matches go to
     ``deliver(tag, value)``, or ``None`` when ``check`` refuses it or the value's place cannot
     be proved. ``ignored``: keys of fields the decoder never reads, whose string or integer
-    values may then differ between matching frames; ``accepts``: what else a matching frame
-    must be, beyond a frame of the same ``event`` (Bedrock: an event, not an exception)."""
+    values may then differ between matching frames. A match is a frame of the same kind: the
+    same ``event`` and, where the framing has one, the same ``message_type``."""
     data = frame.data
     spot = check(payload)
     if spot is None:
@@ -307,7 +310,8 @@ def learn(
         return None
     if check(decoded) != (tag, _SENTINEL):
         return None
-    return Splice(data[: holes[0][0]], steps, tag, deliver, event=frame.event, accepts=accepts)
+    framing: str | None = getattr(frame, "message_type", None)  # event-stream frames have one
+    return Splice(data[: holes[0][0]], steps, tag, deliver, event=frame.event, message_type=framing)
 
 
 _PROBES = {

@@ -47,7 +47,7 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
-from ..splice import Splice, SplicedDecoder, learn
+from ..splice import SplicedDecoder
 from ..turn_failures import fail_turn
 
 __all__ = ["STOP_REASONS", "Decoder", "decode_response"]
@@ -112,12 +112,6 @@ class Decoder(SplicedDecoder):
             return None
         self.event(frame.event, payload, frame.data)
         return payload if frame.event == "contentBlockDelta" else None
-
-    def _learn(self, frame: Frame, payload: Any) -> Splice | None:
-        # An exception may name itself as anything: only an event is an argument delta.
-        return learn(
-            frame, payload, self._argument_delta, self._sink.arguments, self.IGNORED, _is_event
-        )
 
     def _argument_delta(self, payload: Any) -> tuple[int, str] | None:
         """``(index, input)`` when the full path reads ``payload`` (a ``contentBlockDelta``) as
@@ -377,10 +371,6 @@ class Decoder(SplicedDecoder):
 def _kind(frame: Frame) -> str:
     """What ``frame`` is: its ``:message-type`` (``event``, ``exception``, ``error``)."""
     return frame.message_type if isinstance(frame, EventStreamMessage) else "event"
-
-
-def _is_event(frame: Frame) -> bool:
-    return _kind(frame) == "event"
 
 
 def _index(value: Any) -> TypeGuard[int]:
