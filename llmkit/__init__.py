@@ -82,7 +82,16 @@ if _typing.TYPE_CHECKING:
         tool_result,
         user,
     )
-    from ._models import Api, Model, ModelCost, OpenAIChatCompat, get_model, models, register_model
+    from ._models import (
+        Api,
+        CostTier,
+        Model,
+        ModelCost,
+        OpenAIChatCompat,
+        get_model,
+        models,
+        register_model,
+    )
     from ._options import RequestOptions
     from ._output import decode_output
     from ._quirk_flags import AnthropicCompat
@@ -92,6 +101,9 @@ if _typing.TYPE_CHECKING:
     from ._tools.mcp import tool_from_mcp, tool_result_from_mcp
     from ._tools.provider import ProviderTool
     from ._transport import Timeouts
+
+if _typing.TYPE_CHECKING:
+    from ._client import Client
 
 # Public name -> the private module that defines it. Imported on first use (PEP 562), as
 # pydantic does: `import llmkit` stays cheap, and each module loads when a name needs it.
@@ -106,6 +118,7 @@ _EXPORTS: dict[str, str] = {
     "AuthenticationError": "._errors",
     "BadRequestError": "._errors",
     "CachePoint": "._documents",
+    "Client": "._client",
     "Context": "._messages",
     "ContextLengthError": "._errors",
     "Diagnostic": "._diagnostics",
@@ -122,6 +135,7 @@ _EXPORTS: dict[str, str] = {
     "LLMError": "._errors",
     "Message": "._messages",
     "MissingAPIKeyError": "._errors",
+    "CostTier": "._models",
     "Model": "._models",
     "ModelCost": "._models",
     "NotFoundError": "._errors",
@@ -193,8 +207,10 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "CachePoint",
+    "Client",
     "Context",
     "ContextLengthError",
+    "CostTier",
     "Diagnostic",
     "DiagnosticEvent",
     "DiagnosticKind",

@@ -53,6 +53,7 @@ from .._messages import (
     Usage,
 )
 from .._redact import scrub
+from .audit import repair_surrogates
 from .blocks import CallSlot, TextBlock, ThinkingBlock
 from .reports import Reports
 from .tool_calls import ToolCalls
@@ -372,6 +373,25 @@ class Assembler:
             return "stop"
         return stop
 
+    def _durable(self, part: TextPart | ThinkingPart) -> TextPart | ThinkingPart:
+        """``part`` with lone surrogates replaced (:mod:`.audit`): the message must serialise."""
+        if isinstance(part, TextPart):
+            text, count = repair_surrogates(part.text)
+            if count:
+                part = part.model_copy(update={"text": text})
+        else:
+            text, count = repair_surrogates(part.thinking)
+            if count:
+                part = part.model_copy(update={"thinking": text})
+        if count:
+            self.reports.report(
+                "invalid_unicode",
+                "Lone surrogate escapes in the text were replaced by U+FFFD",
+                None,
+                {"where": part.type, "reason": "lone_surrogate", "count": count},
+            )
+        return part
+
     def _build(self, stop: StopReason, error: str | None = None) -> AssistantMessage:
         content: list[TextPart | ThinkingPart | ToolCall] = []
         for block in self._blocks:
@@ -379,7 +399,7 @@ class Assembler:
                 if block.call is not None:
                     content.append(block.call)
             else:
-                content.append(block.part())
+                content.append(self._durable(block.part()))
         usage = self._usage or Usage()
         if self.model is not None and usage.cost is None:
             cost = self.model.cost_of(usage, long_writes=self._long_writes)
