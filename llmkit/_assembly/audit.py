@@ -28,7 +28,10 @@ MAX_DEPTH = 128
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: twice as fast as an alternation
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_PAIR = re.compile(r"\{\}|\[\]")
+_SPACE = re.compile(r"\s+")
 
 
 def repair_surrogates(text: str) -> tuple[str, int]:
@@ -59,24 +62,45 @@ def value_surrogates(raw: str, value: Any) -> tuple[Any, int]:
 
 
 def too_deep(raw: str) -> bool:
-    """Arrays and objects in ``raw`` nest deeper than :data:`MAX_DEPTH` (strings skipped)."""
+    """Arrays and objects in ``raw`` nest deeper than :data:`MAX_DEPTH` (strings skipped).
+
+    C-speed passes only: the brackets outside strings, then innermost pairs peeled off one
+    level per pass (a flat value takes a few); what stays unclosed (a cut-off text) counts
+    too."""
     if raw.count("{") + raw.count("[") <= MAX_DEPTH:
         return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", raw))
     depth = 0
-    for char in _STRING.sub('""', raw):
-        if char in "{[":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return True
-        elif char in "}]":
-            depth -= 1
-    return False
+    while brackets and depth <= MAX_DEPTH:
+        brackets, peeled = _PAIR.subn("", brackets)
+        if not peeled:
+            break
+        depth += 1
+    return depth + brackets.count("{") + brackets.count("[") > MAX_DEPTH
 
 
-def duplicate_keys(raw: str) -> list[str]:
-    """The keys repeated within one object of ``raw`` (strict JSON), in order; ``[]`` when
-    ``raw`` has no object with two keys or does not parse."""
+def _kept_keys(value: Any) -> int:
+    """How many keys the objects of a parsed value hold."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            count += len(item)
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, (dict, list)))
+    return count
+
+
+def duplicate_keys(raw: str, value: Any) -> list[str]:
+    """The keys repeated within one object of ``raw`` (strict JSON, parsed as ``value``), in
+    order; ``[]`` when none is: ``value`` keeps as many keys as ``raw`` writes (counted with
+    its strings emptied), the exact search only runs when it does not."""
     if raw.count(":") < 2:
+        return []
+    written = _SPACE.sub("", _STRING.sub('""', raw)).count('"":')
+    if written == _kept_keys(value):
         return []
     repeated: list[str] = []
 

@@ -383,7 +383,7 @@ class ToolCalls:
                 {"where": "arguments", "reason": "lone_surrogate", "count": max(count, in_raw)},
             )
         if status == "complete":
-            keys = duplicate_keys(raw)
+            keys = duplicate_keys(raw, value)
             if keys:
                 self._report(
                     "tool_arguments_duplicate_keys",
