@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "duplicate_keys", "repair_surrogates", "too_deep", "value_surrogates"]
+__all__ = ["MAX_DEPTH", "duplicate_keys", "repair_surrogates", "shape", "value_surrogates"]
 
 MAX_DEPTH = 128
 """The deepest nesting of arrays and objects kept in a call's arguments."""
@@ -29,20 +29,22 @@ MAX_DEPTH = 128
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: twice as fast as an alternation
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_PAIR = re.compile(r"\{\}|\[\]")
 _SPACE = re.compile(r"\s+")
+_SPACED_COLON = re.compile(r'"\s+:')
 
 
 def repair_surrogates(text: str) -> tuple[str, int]:
     """``text`` with each lone surrogate replaced by U+FFFD, and how many there were."""
+    if text.isascii():  # a surrogate is never ASCII: one C-speed pass for most texts
+        return text, 0
     return _SURROGATE.subn("\ufffd", text)
 
 
 def value_surrogates(raw: str, value: Any) -> tuple[Any, int]:
     """``value`` (parsed from ``raw``) with lone surrogates in its strings and keys replaced;
     only walked when ``raw`` holds a surrogate escape at all."""
-    if not _ESCAPED_SURROGATE.search(raw) and not _SURROGATE.search(raw):
+    escaped = ("\\ud" in raw or "\\uD" in raw) and _ESCAPED_SURROGATE.search(raw)
+    if not escaped and (raw.isascii() or not _SURROGATE.search(raw)):
         return value, 0
     count = 0
 
@@ -61,46 +63,38 @@ def value_surrogates(raw: str, value: Any) -> tuple[Any, int]:
     return fix(value), count
 
 
-def too_deep(raw: str) -> bool:
-    """Arrays and objects in ``raw`` nest deeper than :data:`MAX_DEPTH` (strings skipped).
-
-    C-speed passes only: the brackets outside strings, then innermost pairs peeled off one
-    level per pass (a flat value takes a few); what stays unclosed (a cut-off text) counts
-    too."""
-    if raw.count("{") + raw.count("[") <= MAX_DEPTH:
-        return False
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", raw))
-    depth = 0
-    while brackets and depth <= MAX_DEPTH:
-        brackets, peeled = _PAIR.subn("", brackets)
-        if not peeled:
-            break
-        depth += 1
-    return depth + brackets.count("{") + brackets.count("[") > MAX_DEPTH
-
-
-def _kept_keys(value: Any) -> int:
-    """How many keys the objects of a parsed value hold."""
-    count = 0
-    stack = [value]
+def shape(value: Any) -> tuple[int, int]:
+    """The nesting depth of a parsed value's arrays and objects, and how many keys its objects
+    hold: one walk (no recursion, whatever the depth)."""
+    depth = keys = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
-        item = stack.pop()
+        item, level = stack.pop()
+        if level > depth:
+            depth = level
         if isinstance(item, dict):
-            count += len(item)
-            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
-        elif isinstance(item, list):
-            stack.extend(v for v in item if isinstance(v, (dict, list)))
-    return count
+            keys += len(item)
+            children: Any = item.values()
+        else:
+            children = item
+        stack.extend((c, level + 1) for c in children if isinstance(c, (dict, list)))
+    return (depth if isinstance(value, (dict, list)) else 0), keys
 
 
-def duplicate_keys(raw: str, value: Any) -> list[str]:
-    """The keys repeated within one object of ``raw`` (strict JSON, parsed as ``value``), in
-    order; ``[]`` when none is: ``value`` keeps as many keys as ``raw`` writes (counted with
-    its strings emptied), the exact search only runs when it does not."""
-    if raw.count(":") < 2:
-        return []
-    written = _SPACE.sub("", _STRING.sub('""', raw)).count('"":')
-    if written == _kept_keys(value):
+def _written_keys(raw: str) -> int:
+    """How many object keys a strict JSON text writes. Without a ``\\\\`` or a space before a
+    colon, a ``":`` closes a key unless its quote is escaped (``\\":``, inside a string):
+    two counts; else the strings are emptied first."""
+    if "\\\\" not in raw and not _SPACED_COLON.search(raw):
+        return raw.count('":') - raw.count('\\":')
+    return _SPACE.sub("", _STRING.sub('""', raw)).count('"":')
+
+
+def duplicate_keys(raw: str, kept: int) -> list[str]:
+    """The keys repeated within one object of ``raw`` (strict JSON, whose parsed value holds
+    ``kept`` keys), in order; ``[]`` when none is: the exact search only runs when ``raw``
+    writes more keys than the value kept."""
+    if raw.count(":") < 2 or _written_keys(raw) == kept:
         return []
     repeated: list[str] = []
 
