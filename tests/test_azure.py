@@ -387,3 +387,19 @@ def test_the_fake_provider_serves_the_deployment_form_and_entra_tokens(
             == "/openai/deployments/dep/chat/completions?api-version=2025-04-01-preview"
         )
         assert fake.requests[0].headers["authorization"] == "Bearer tok-1"
+
+
+@pytest.mark.parametrize("source", ["option", "environment"])
+def test_a_key_no_header_can_carry_is_refused_on_azure_too(
+    source: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "azure-key-ThisIsTheWholeKey0123\n"
+    options: dict[str, Any] = {}
+    if source == "option":
+        options["api_key"] = key
+    else:
+        monkeypatch.setenv("AZURE_OPENAI_API_KEY", key)
+    with pytest.raises(llmkit.InvalidRequestError, match="line break") as info:
+        llmkit.build_request(_model("openai-chat"), CONTEXT, **options)
+    assert "ThisIsTheWholeKey" not in str(info.value)
+    assert ("AZURE_OPENAI_API_KEY" if source == "environment" else "api_key") in str(info.value)

@@ -103,10 +103,10 @@ def resolve(model: Model, options: Mapping[str, Any]) -> Access:
     if model.platform == "azure" or model.compat.auth == "azure":
         from . import azure  # the endpoint may come from the environment
 
-        return azure.resolve(model, base_url, options)
-    if not base_url:
+        access = azure.resolve(model, base_url, options)
+    elif not base_url:
         raise InvalidRequestError(f"Model {model.provider}/{model.id} has no base_url")
-    if model.platform == "bedrock":
+    elif model.platform == "bedrock":
         from . import aws
 
         access = aws.resolve(model, base_url, options)
@@ -125,7 +125,11 @@ def resolve(model: Model, options: Mapping[str, Any]) -> Access:
                 value,
                 "the api_key option"
                 if options.get("api_key")
-                else (f"${model.api_key_env}" if access.key and model.api_key_env else None),
+                else (
+                    f"${model.api_key_env}"
+                    if model.api_key_env and os.environ.get(model.api_key_env) == value
+                    else None
+                ),
             )
     return access
 
