@@ -22,6 +22,7 @@ OPTIONAL = {
     "botocore": "aws",
     "google": "google",
     "opentelemetry": "otel",
+    "azure": "azure",
     "httpx2": None,
     "pytest": None,
 }
@@ -30,6 +31,7 @@ MODULES = {
     "typing-extensions": "typing_extensions",
     "google-auth": "google",
     "opentelemetry-api": "opentelemetry",
+    "azure-identity": "azure",
 }
 
 
