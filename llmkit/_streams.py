@@ -261,7 +261,7 @@ class EventStream:
                 yield from pipeline.whole(response.read())
                 return
             chunks = response.iter_raw() if x.raw_body() else response.iter_bytes()
-            if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
+            if x.telemetry is not None:  # the time to the first chunk, taken once
                 chunks = x.telemetry.timed(chunks)
             for chunk in chunks:
                 yield from pipeline.feed(chunk)
@@ -357,22 +357,25 @@ class AsyncEventStream:
         dog = Watchdog(x.transport.timeouts.idle, x.transport.deadline)
         try:
             chunks = response.aiter_raw() if x.raw_body() else response.aiter_bytes()
-            if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
-                chunks = x.telemetry.atimed(chunks)
             next_chunk = dog.next_chunk
+            chunk = await next_chunk(chunks)
+            if x.telemetry is not None and chunk is not None:  # time to first chunk, once
+                x.telemetry.first_chunk()
             if x.is_json():  # each read under the idle timeout, as a stream's are
                 parts = []
-                while (chunk := await next_chunk(chunks)) is not None:
+                while chunk is not None:
                     parts.append(chunk)
+                    chunk = await next_chunk(chunks)
                 for event in pipeline.whole(b"".join(parts)):
                     yield event
                 return
-            while (chunk := await next_chunk(chunks)) is not None:
+            while chunk is not None:
                 for event in pipeline.feed(chunk):
                     yield event
                 if pipeline.done:
                     return
                 x.check_deadline()
+                chunk = await next_chunk(chunks)
             for event in pipeline.eof():
                 yield event
         except Exception as exc:  # noqa: BLE001 -- noqa: catch-all: mapped, or reported as llmkit's own bug

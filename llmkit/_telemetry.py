@@ -16,16 +16,18 @@ options, the request URL's host and the assembled message, never from headers or
 
 The stream pumps (:mod:`._streams`) call in at four points: :meth:`Call.start` as the request
 goes out, :meth:`Call.sent` once the transport returned (or :meth:`Call.end` with the error it
-raised), :meth:`Call.timed` around the body's chunks (time to the first one, read once) and
-:meth:`Call.end` when the stream has ended, aborted included.
+raised), :meth:`Call.first_chunk` once (the sync pump reads its chunks through
+:meth:`Call.timed`, a C-level chain after the first) and :meth:`Call.end` when the stream has
+ended, aborted included. A stream's work per event or chunk does not grow.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -255,22 +257,19 @@ class Call:
             self._token = None
 
     def timed(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
-        """``chunks``, noting when the first arrives (the rest pass through untouched)."""
+        """``chunks`` with the first read now, and timed; the rest pass through a C-level
+        chain, at no cost per chunk."""
         iterator = iter(chunks)
-        for chunk in iterator:
-            self._first = time.perf_counter()
-            yield chunk
-            break
-        yield from iterator
+        first = next(iterator, None)
+        if first is None:
+            return iterator
+        self.first_chunk()
+        return itertools.chain((first,), iterator)
 
-    async def atimed(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        """:meth:`timed` for a body read asynchronously."""
-        async for chunk in chunks:
+    def first_chunk(self) -> None:
+        """The first chunk of the body has arrived."""
+        if self._first is None:
             self._first = time.perf_counter()
-            yield chunk
-            break
-        async for chunk in chunks:
-            yield chunk
 
     def end(
         self, message: AssistantMessage | None = None, error: BaseException | None = None
@@ -335,26 +334,24 @@ class Call:
     # -- attributes ------------------------------------------------------------------------
 
     def _request_attributes(self) -> dict[str, Any]:
+        """The options as sent: one a wire dropped (``option_unsupported``) is left out, a
+        limit it filled in or changed is the one sent."""
         body = self._body
-        dropped = {
-            d.details.get("option")
-            for d in self._request.extensions.get("llmkit.diagnostics", ())
-            if d.kind == "option_unsupported"
-        }
+        diagnostics = self._request.extensions.get("llmkit.diagnostics", ())
+        dropped = {d.details.get("option") for d in diagnostics if d.kind == "option_unsupported"}
         out: dict[str, Any] = {}
-        for name, value in (
-            ("max_tokens", body.max_tokens),
-            ("temperature", body.temperature),
-            ("top_p", body.top_p),
-            ("stop_sequences", body.stop),
+        for option, name, value in (
+            ("max_tokens", "gen_ai.request.max_tokens", body.max_tokens),
+            ("temperature", "gen_ai.request.temperature", body.temperature),
+            ("top_p", "gen_ai.request.top_p", body.top_p),
+            ("stop", "gen_ai.request.stop_sequences", body.stop),
         ):
-            if value is not None and (name if name != "stop_sequences" else "stop") not in dropped:
-                out[f"gen_ai.request.{name}"] = value
-        if body.max_tokens is None:  # a wire that requires a limit sends its default
-            for d in self._request.extensions.get("llmkit.diagnostics", ()):
-                sent = d.details.get("sent") if d.details.get("option") == "max_tokens" else None
-                if isinstance(sent, int):
-                    out["gen_ai.request.max_tokens"] = sent
+            if value is not None and option not in dropped:
+                out[name] = value
+        for d in diagnostics:
+            sent = d.details.get("sent")
+            if d.details.get("option") == "max_tokens" and isinstance(sent, int):
+                out["gen_ai.request.max_tokens"] = sent
         if body.response_format is not None:
             out["gen_ai.output.type"] = "json"
         if self.capture:

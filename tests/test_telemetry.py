@@ -253,15 +253,16 @@ def assert_failed(error_type: str) -> ReadableSpan:
     return span
 
 
+@pytest.mark.parametrize("api", WIRES)
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     ("item", "error_type"),
     [(FakeError(401), "AuthenticationError"), (FakeError(429), "RateLimitError")],
 )
 def test_an_http_error_ends_the_span_in_error(
-    otel: type[Exported], mode: str, item: FakeError, error_type: str
+    otel: type[Exported], api: str, mode: str, item: FakeError, error_type: str
 ) -> None:
-    with FakeProvider([item]) as fake:
+    with FakeProvider([item], api=api) as fake:  # type: ignore[arg-type]
         with pytest.raises(llmkit.APIError) as raised:
             ask(mode, fake.model(), context(), api_key=fake.api_key, max_retries=0)
     assert type(raised.value).__name__ == error_type
@@ -299,10 +300,11 @@ def test_an_in_stream_error_ends_the_span_in_error(
     assert span.attributes[ga.GEN_AI_RESPONSE_FINISH_REASONS] == ("error",)  # type: ignore[index]
 
 
+@pytest.mark.parametrize("api", WIRES)
 @pytest.mark.parametrize("mode", MODES)
-def test_an_idle_timeout_ends_the_span_in_error(otel: type[Exported], mode: str) -> None:
+def test_an_idle_timeout_ends_the_span_in_error(otel: type[Exported], api: str, mode: str) -> None:
     reply = FakeReply("Slow and then silent", stall_after=2, stall_seconds=5)
-    with FakeProvider([reply]) as fake:
+    with FakeProvider([reply], api=api) as fake:  # type: ignore[arg-type]
         timeout = llmkit.Timeouts(idle=0.3)
         if mode.endswith("stream"):
             message = ask(mode, fake.model(), context(), api_key=fake.api_key, timeout=timeout)
