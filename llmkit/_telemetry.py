@@ -5,8 +5,9 @@ async forms) makes one :class:`Call`: a CLIENT span named ``"{operation} {model}
 request being sent (retries inside it) to the stream's end, and the GenAI client metrics.
 Names are those of the OpenTelemetry GenAI semantic conventions
 (https://opentelemetry.io/docs/specs/semconv/gen-ai/). The tracer and meter come from the
-global providers, looked up at call time: with no SDK configured they are OpenTelemetry's
-no-ops, and a span that does not record gets no attributes built for it.
+global providers, looked up at call time: while no SDK is configured they are OpenTelemetry's
+proxies, which would record nothing, and the call does no telemetry work at all (an SDK
+configured later is used from the next call on).
 
 Nothing here imports ``opentelemetry`` until the first call; without it installed, a call
 costs one cached failed import. Message content is captured only when
