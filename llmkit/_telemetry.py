@@ -243,10 +243,9 @@ class Call:
             otel = self._otel
             attrs = self._metric_attrs
             name = f"{attrs['gen_ai.operation.name']} {self._model.id}"
-            span = self._tracer.start_span(name, kind=otel.client_kind)
-            if span.is_recording():
-                span.set_attributes(attrs)
-                span.set_attributes(self._request_attributes())
+            # Given at the start, where a sampler sees them (and set in one go).
+            attributes = {**attrs, **self._request_attributes()}
+            span = self._tracer.start_span(name, kind=otel.client_kind, attributes=attributes)
             self._span = span
             self._token = otel.context.attach(otel.trace.set_span_in_context(span))
         self._start = time.perf_counter()
@@ -286,28 +285,28 @@ class Call:
         span, self._span = self._span, None
         recording = span is not None and span.is_recording()
         attrs = dict(self._metric_attrs)
-        finish: list[str] | None = None
+        ended: dict[str, Any] = {}  # the span's attributes from the end, set in one go
         if message is not None:
             if message.stop_reason != "error":
                 error = None  # an abort is the caller's choice, not a failure
             if message.model:
                 attrs["gen_ai.response.model"] = message.model
             if recording:
-                span.set_attributes(self._response_attributes(message))
+                ended = self._response_attributes(message)
         elif error is not None and not isinstance(error, Exception):
-            finish, error = ["aborted"], None  # cancelled (or interrupted) while sending
+            ended["gen_ai.response.finish_reasons"] = ["aborted"]  # cancelled while sending
+            error = None
         error_type = type(error).__name__ if isinstance(error, Exception) else None
         if error_type is not None:
             attrs["error.type"] = error_type
+            ended["error.type"] = error_type
         ttfc = None if self._first is None else self._first - start
+        if ttfc is not None:
+            ended["gen_ai.response.time_to_first_chunk"] = ttfc
         if recording:
-            if finish is not None:
-                span.set_attribute("gen_ai.response.finish_reasons", finish)
-            if ttfc is not None:
-                span.set_attribute("gen_ai.response.time_to_first_chunk", ttfc)
+            span.set_attributes(ended)
             if error_type is not None:
                 trace = self._otel.trace
-                span.set_attribute("error.type", error_type)
                 span.set_status(trace.Status(trace.StatusCode.ERROR, error_type))
         if span is not None:
             span.end()
