@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -160,6 +161,7 @@ def _instructions(kind: str, telemetry: bool, calls: int, events: int, url: str 
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, "PYTHONHASHSEED": "0"},  # the same dict and set layouts every run
     )
     found = _COLLECTED.search(proc.stderr)
     if proc.returncode != 0 or found is None:
