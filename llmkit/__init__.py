@@ -20,6 +20,7 @@ if _typing.TYPE_CHECKING:
         astream,
         build_request,
         complete,
+        parse_error,
         parse_response,
         parse_stream,
         stream,
@@ -32,6 +33,7 @@ if _typing.TYPE_CHECKING:
         APIError,
         APITimeoutError,
         AuthenticationError,
+        BadRequestError,
         ContextLengthError,
         InvalidRequestError,
         LLMError,
@@ -50,7 +52,7 @@ if _typing.TYPE_CHECKING:
     from ._events import (
         DiagnosticEvent,
         Done,
-        Error,
+        ErrorEvent,
         Event,
         Start,
         TextDelta,
@@ -80,7 +82,16 @@ if _typing.TYPE_CHECKING:
         tool_result,
         user,
     )
-    from ._models import Api, Model, ModelCost, OpenAIChatCompat, get_model, models, register_model
+    from ._models import (
+        Api,
+        CostTier,
+        Model,
+        ModelCost,
+        OpenAIChatCompat,
+        get_model,
+        models,
+        register_model,
+    )
     from ._options import RequestOptions
     from ._output import decode_output
     from ._quirk_flags import AnthropicCompat
@@ -90,6 +101,9 @@ if _typing.TYPE_CHECKING:
     from ._tools.mcp import tool_from_mcp, tool_result_from_mcp
     from ._tools.provider import ProviderTool
     from ._transport import Timeouts
+
+if _typing.TYPE_CHECKING:
+    from ._client import Client
 
 # Public name -> the private module that defines it. Imported on first use (PEP 562), as
 # pydantic does: `import llmkit` stays cheap, and each module loads when a name needs it.
@@ -102,7 +116,9 @@ _EXPORTS: dict[str, str] = {
     "AssistantMessage": "._messages",
     "AsyncEventStream": "._streams",
     "AuthenticationError": "._errors",
+    "BadRequestError": "._errors",
     "CachePoint": "._documents",
+    "Client": "._client",
     "Context": "._messages",
     "ContextLengthError": "._errors",
     "Diagnostic": "._diagnostics",
@@ -110,7 +126,7 @@ _EXPORTS: dict[str, str] = {
     "DiagnosticKind": "._diagnostics",
     "DocumentPart": "._documents",
     "Done": "._events",
-    "Error": "._events",
+    "ErrorEvent": "._events",
     "Event": "._events",
     "EventStream": "._streams",
     "ImagePart": "._messages",
@@ -119,6 +135,7 @@ _EXPORTS: dict[str, str] = {
     "LLMError": "._errors",
     "Message": "._messages",
     "MissingAPIKeyError": "._errors",
+    "CostTier": "._models",
     "Model": "._models",
     "ModelCost": "._models",
     "NotFoundError": "._errors",
@@ -166,6 +183,7 @@ _EXPORTS: dict[str, str] = {
     "decode_tool_call": "._tools.arguments",
     "get_model": "._models",
     "models": "._models",
+    "parse_error": "._api",
     "parse_response": "._api",
     "parse_stream": "._api",
     "register_model": "._models",
@@ -187,15 +205,18 @@ __all__ = [
     "AssistantMessage",
     "AsyncEventStream",
     "AuthenticationError",
+    "BadRequestError",
     "CachePoint",
+    "Client",
     "Context",
     "ContextLengthError",
+    "CostTier",
     "Diagnostic",
     "DiagnosticEvent",
     "DiagnosticKind",
     "DocumentPart",
     "Done",
-    "Error",
+    "ErrorEvent",
     "Event",
     "EventStream",
     "ImagePart",
@@ -252,6 +273,7 @@ __all__ = [
     "decode_tool_call",
     "get_model",
     "models",
+    "parse_error",
     "parse_response",
     "parse_stream",
     "register_model",

@@ -17,9 +17,9 @@ options, the request URL's host and the assembled message, never from headers or
 
 The stream pumps (:mod:`._streams`) call in at four points: :meth:`Call.start` as the request
 goes out, :meth:`Call.sent` once the transport returned (or :meth:`Call.end` with the error it
-raised), :meth:`Call.first_chunk` once (the sync pump reads its chunks through
-:meth:`Call.timed`, a C-level chain after the first) and :meth:`Call.end` when the stream has
-ended, aborted included. A stream's work per event or chunk does not grow.
+raised), :meth:`Call.timed`/:meth:`Call.atimed` around the body's chunks (the time to the
+first one, taken once; off, no wrapper at all) and :meth:`Call.end` when the stream has
+ended, aborted included. A stream's work per event does not grow.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import itertools
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
     from ._messages import AssistantMessage, Context
     from ._models import Model
-    from ._options import TransportSettings
     from ._wire.contract import Options
 
 __all__ = ["CAPTURE_CONTENT_ENV", "Call", "call"]
@@ -160,18 +159,20 @@ def _load() -> _Otel | None:
 
 def provider_name(model: Model) -> str:
     """``gen_ai.provider.name``: where the request goes."""
+    if model.platform == "azure":  # Claude on Foundry is Anthropic's; the rest Azure OpenAI
+        if model.provider in _PROVIDERS:
+            return _PROVIDERS[model.provider]
+        return "anthropic" if model.api == "anthropic-messages" else "azure.ai.openai"
     if model.platform is not None:
         return _PLATFORMS[model.platform]
     return _PROVIDERS.get(model.provider, model.provider)
 
 
-def call(
-    model: Model, context: Context, body: Options, settings: TransportSettings, request: Any
-) -> Call | None:
+def call(model: Model, context: Context, body: Options, request: Any) -> Call | None:
     """The telemetry of one call, or None: ``telemetry=False``, no opentelemetry-api, or no
     SDK configured (then OpenTelemetry would record nothing, and the call does no work for
     it)."""
-    if settings.get("telemetry") is False:
+    if body.telemetry is False:
         return None
     otel = _load()
     if otel is None:
@@ -265,6 +266,15 @@ class Call:
             return iterator
         self.first_chunk()
         return itertools.chain((first,), iterator)
+
+    async def atimed(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """:meth:`timed` for a body read asynchronously (a generator layer per chunk)."""
+        async for chunk in chunks:
+            self.first_chunk()
+            yield chunk
+            break
+        async for chunk in chunks:
+            yield chunk
 
     def first_chunk(self) -> None:
         """The first chunk of the body has arrived."""
