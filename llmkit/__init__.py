@@ -93,6 +93,9 @@ if _typing.TYPE_CHECKING:
     from ._tools.provider import ProviderTool
     from ._transport import Timeouts
 
+if _typing.TYPE_CHECKING:
+    from ._client import Client
+
 # Public name -> the private module that defines it. Imported on first use (PEP 562), as
 # pydantic does: `import llmkit` stays cheap, and each module loads when a name needs it.
 _EXPORTS: dict[str, str] = {
@@ -106,6 +109,7 @@ _EXPORTS: dict[str, str] = {
     "AuthenticationError": "._errors",
     "BadRequestError": "._errors",
     "CachePoint": "._documents",
+    "Client": "._client",
     "Context": "._messages",
     "ContextLengthError": "._errors",
     "Diagnostic": "._diagnostics",
@@ -193,6 +197,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "CachePoint",
+    "Client",
     "Context",
     "ContextLengthError",
     "Diagnostic",

@@ -21,11 +21,13 @@ from ._options import SEND_ONLY, Options
 from ._request import build
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from typing_extensions import Unpack
 
     from ._errors import APIError
     from ._events import Event
-    from ._messages import AssistantMessage, ContextInput
+    from ._messages import AssistantMessage, Context, Message
     from ._models import Model
     from ._options import RequestOptions
     from ._streams import AsyncEventStream, EventStream
@@ -60,7 +62,7 @@ __all__ = [
 
 def build_request(
     model: Model,
-    context: ContextInput,
+    context: Context | str | Sequence[Message],
     *,
     stream: bool = True,
     **options: Unpack[RequestOptions],
@@ -236,7 +238,9 @@ def _credentials(model: Model, response: httpx.Response) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for s in found if len(s) >= 4))
 
 
-def stream(model: Model, context: ContextInput, **options: Unpack[RequestOptions]) -> EventStream:
+def stream(
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
+) -> EventStream:
     """Stream a response: ``with llmkit.stream(model, context) as events: for e in events``.
 
     The request is sent (with retries before the first byte) when the block is entered;
@@ -260,11 +264,13 @@ def stream(model: Model, context: ContextInput, **options: Unpack[RequestOptions
 
 
 def astream(
-    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> AsyncEventStream:
     """Async :func:`stream`: ``async with llmkit.astream(...) as events: async for e in events``.
 
-    The same options and errors as :func:`stream`; ``on_response`` may be an async function.
+    The same options (:class:`~llmkit.RequestOptions`: body options, transport options,
+    ``on_request``, ``on_response``; ``client`` is an ``httpx.AsyncClient``) and errors as
+    :func:`stream`; ``on_response`` may be an async function.
     Cancelling the task that reads it closes the connection (the message ends ``aborted``).
     """
     from ._streams import AsyncEventStream
@@ -273,7 +279,7 @@ def astream(
 
 
 def complete(
-    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> AssistantMessage:
     """The whole AssistantMessage: exactly what the terminal event of ``stream()`` carries.
 
@@ -302,9 +308,11 @@ def complete(
 
 
 async def acomplete(
-    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> AssistantMessage:
-    """Async :func:`complete`: the same options and errors; ``on_response`` may be async."""
+    """Async :func:`complete`: the same options (:class:`~llmkit.RequestOptions`; ``client``
+    is an ``httpx.AsyncClient``) and errors as :func:`complete`; ``on_response`` may be an
+    async function."""
     async with astream(model, context, **options) as events:
         async for _ in events:
             pass

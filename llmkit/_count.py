@@ -22,7 +22,7 @@ from . import _wire
 from ._clients import default_async_client, default_client
 from ._errors import InvalidRequestError, StreamError
 from ._json.scanner import loads
-from ._messages import ContextInput, as_context
+from ._messages import Context, Message, as_context
 from ._models import Model
 from ._options import Options, RequestOptions
 from ._request import finish
@@ -36,6 +36,8 @@ from ._transport import (
 from ._wire.contract import TokenCounter
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from typing_extensions import Unpack
 
 __all__ = ["acount_tokens", "count_request", "count_tokens"]
@@ -44,7 +46,7 @@ logger = logging.getLogger("llmkit")
 
 
 def count_request(
-    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> tuple[httpx.Request, TransportOptions, Any, TokenCounter]:
     """The counting request (its diagnostics on ``extensions["llmkit.diagnostics"]``), the
     transport options, the caller's client (or ``None``) and the wire's counter.
@@ -86,7 +88,9 @@ def _start(transport: TransportOptions) -> None:
     transport.deadline = None if total is None else time.monotonic() + total
 
 
-def count_tokens(model: Model, context: ContextInput, **options: Unpack[RequestOptions]) -> int:
+def count_tokens(
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
+) -> int:
     """The number of input tokens ``context`` would use on ``model``, counted by the
     provider (Anthropic, OpenAI Responses and Gemini have an endpoint for it).
 
@@ -112,7 +116,7 @@ def count_tokens(model: Model, context: ContextInput, **options: Unpack[RequestO
 
 
 async def acount_tokens(
-    model: Model, context: ContextInput, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> int:
     """Async :func:`count_tokens` (``client`` is an ``httpx.AsyncClient``)."""
     request, transport, client, counter = count_request(model, context, **options)

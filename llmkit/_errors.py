@@ -154,7 +154,10 @@ class UnknownModelError(LLMError, LookupError):
 
     def __init__(self, provider: str, model_id: str, suggestions: list[str]) -> None:
         hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
-        super().__init__(f"Unknown model {provider}/{model_id}.{hint}")
+        if provider:
+            super().__init__(f"Unknown model {provider}/{model_id}.{hint}")
+        else:  # get_model("gpt-4o"): no provider
+            super().__init__(f"Unknown model {model_id!r}: name it as 'provider/id'.{hint}")
         self.provider = provider
         self.model_id = model_id
         self.suggestions = suggestions

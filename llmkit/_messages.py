@@ -18,13 +18,12 @@ from ._diagnostics import Diagnostic
 from ._documents import CachePoint, DocumentPart, to_document_part
 from ._errors import InvalidRequestError, ToolDefinitionError
 from ._tools.definition import Tool
-from ._tools.provider import AnyTool
+from ._tools.provider import AnyTool, ProviderTool
 
 __all__ = [
     "AssistantMessage",
     "CachePoint",
     "Context",
-    "ContextInput",
     "DocumentPart",
     "ImagePart",
     "Message",
@@ -172,6 +171,16 @@ class UserMessage(BaseModel):
     role: Literal["user"] = "user"
     content: list[UserPart]
 
+    if TYPE_CHECKING:
+        # What a type checker and the reference see of the constructor: ``content`` as a
+        # string or any sequence of parts (pydantic makes it a list).
+        def __init__(
+            self,
+            *,
+            content: str | Sequence[TextPart | ImagePart | DocumentPart | CachePoint],
+            role: Literal["user"] = "user",
+        ) -> None: ...
+
     _coerce = field_validator("content", mode="before")(_text_to_parts)
 
     @property
@@ -213,6 +222,26 @@ class AssistantMessage(BaseModel):
     response_id: str | None = None
     error: str | None = None
     provider_data: dict[str, Any] | None = None
+
+    if TYPE_CHECKING:
+        # What a type checker and the reference see of the constructor (pydantic makes
+        # ``content`` and ``diagnostics`` lists).
+        def __init__(
+            self,
+            *,
+            content: str | Sequence[TextPart | ThinkingPart | ToolCall] = (),
+            stop_reason: StopReason = "stop",
+            raw_stop_reason: str | None = None,
+            usage: Usage = ...,
+            diagnostics: Sequence[Diagnostic] = (),
+            provider: str | None = None,
+            api: str | None = None,
+            model: str | None = None,
+            response_id: str | None = None,
+            error: str | None = None,
+            provider_data: dict[str, Any] | None = None,
+            role: Literal["assistant"] = "assistant",
+        ) -> None: ...
 
     _coerce = field_validator("content", mode="before")(_text_to_parts)
 
@@ -279,7 +308,7 @@ class Context(BaseModel):
 
     system: str | None = None
     messages: list[Message] = Field(default_factory=list)
-    tools: list[AnyTool] = Field(default_factory=list)
+    tools: list[AnyTool] = Field(default_factory=list)  # Tool | ProviderTool
 
     model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, validate_assignment=True)
 
@@ -292,7 +321,7 @@ class Context(BaseModel):
             *,
             system: str | None = None,
             messages: Sequence[Message] = (),
-            tools: Sequence[AnyTool] = (),
+            tools: Sequence[Tool[Any] | ProviderTool] = (),
         ) -> None: ...
 
     @model_validator(mode="after")
@@ -387,13 +416,6 @@ def tool_result(
     return ToolResultMessage(
         tool_call_id=call.id, tool_name=call.name, content=parts, is_error=is_error
     )
-
-
-ContextInput = Union[
-    Context, str, Sequence[Union[UserMessage, AssistantMessage, ToolResultMessage]]
-]
-"""What a call takes as ``context``: a :class:`Context`, a ``str`` (one user message) or a
-sequence of messages (no system prompt, no tools)."""
 
 
 def as_context(context: object) -> Context:

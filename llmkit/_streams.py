@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from types import TracebackType
 from typing import Any, cast
 
@@ -26,7 +26,7 @@ from ._clients import default_async_client, default_client
 from ._diagnostics import Diagnostic
 from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
 from ._events import Event
-from ._messages import AssistantMessage, ContextInput, as_context
+from ._messages import AssistantMessage, Context, Message, as_context
 from ._models import Model
 from ._options import Options, RequestOptions
 from ._pipeline import Pipeline
@@ -76,7 +76,7 @@ class Exchange:
     def __init__(
         self,
         model: Model,
-        context: ContextInput,
+        context: Context | str | Sequence[Message],
         options: RequestOptions,
         *,
         client_type: type[Any],
@@ -183,6 +183,22 @@ class Exchange:
             )
         return message
 
+    def describe(self) -> str:
+        """What a repr shows: the model, where the request goes, and how far the stream got
+        (never a key: the URL without its query, no header)."""
+        url = self.request.url.copy_with(query=None, userinfo=b"")
+        message = None if self.pipeline is None else self.pipeline.asm.message
+        if message is not None:
+            state = f"ended, stop_reason={message.stop_reason!r}"
+        elif self.pipeline is not None:
+            state = "streaming"
+        elif self.response is not None:
+            state = f"HTTP {self.response.status_code}"
+        else:
+            state = "not started"
+        model = self.model
+        return f"{model.provider}/{model.id} ({model.api}) POST {url}: {state}"
+
     def raise_for_result(self) -> AssistantMessage:
         message = self.message
         assert self.pipeline is not None  # there is a message
@@ -199,9 +215,14 @@ class EventStream:
     early closes the connection; the message then has ``stop_reason="aborted"``.
     """
 
-    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
+    def __init__(
+        self, model: Model, context: Context | str | Sequence[Message], options: RequestOptions
+    ) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.Client)
         self._iter: Iterator[Event] | None = None
+
+    def __repr__(self) -> str:
+        return f"<llmkit.EventStream {self._x.describe()}>"
 
     def __enter__(self) -> EventStream:
         x = self._x
@@ -281,10 +302,15 @@ class AsyncEventStream:
     ``aborted``.
     """
 
-    def __init__(self, model: Model, context: ContextInput, options: RequestOptions) -> None:
+    def __init__(
+        self, model: Model, context: Context | str | Sequence[Message], options: RequestOptions
+    ) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.AsyncClient)
         self._owned = False  # a client made for this call alone (outside asyncio), closed after
         self._iter: AsyncIterator[Event] | None = None
+
+    def __repr__(self) -> str:
+        return f"<llmkit.AsyncEventStream {self._x.describe()}>"
 
     async def __aenter__(self) -> AsyncEventStream:
         x = self._x
