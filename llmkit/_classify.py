@@ -9,6 +9,7 @@ too: ``retry-after-ms``, then ``retry-after`` (seconds or an HTTP date), then Ge
 from __future__ import annotations
 
 import email.utils
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -26,7 +27,7 @@ from ._errors import (
     ServerError,
 )
 from ._json.scanner import loads
-from ._redact import redact, scrub
+from ._redact import scrub
 
 __all__ = ["classify", "error_from_body", "http_error", "parse_retry_after"]
 
@@ -90,18 +91,29 @@ _STATUS: dict[int, type[APIError]] = {
 }
 
 
+def _seconds(text: str, scale: float = 1.0) -> float | None:
+    """A finite number of seconds, or ``None`` (``nan``/``inf`` are no delay: QUIRKS I1)."""
+    value = float(text) / scale  # ValueError: not a number
+    return max(value, 0.0) if math.isfinite(value) else None
+
+
 def parse_retry_after(headers: Mapping[str, str], body: Any = None) -> float | None:
-    """Seconds to wait, from ``retry-after-ms``, ``retry-after`` or Gemini ``RetryInfo``."""
+    """Seconds to wait, from ``retry-after-ms``, ``retry-after`` or Gemini ``RetryInfo``
+    (a value that is not a finite number is ignored)."""
     ms = headers.get("retry-after-ms")
     if ms:
         try:
-            return max(float(ms) / 1000.0, 0.0)
+            seconds = _seconds(ms, 1000.0)
+            if seconds is not None:
+                return seconds
         except ValueError:
             pass
     ra = headers.get("retry-after")
     if ra:
         try:
-            return max(float(ra), 0.0)
+            seconds = _seconds(ra)
+            if seconds is not None:
+                return seconds
         except ValueError:
             parsed = email.utils.parsedate_tz(ra)
             if parsed is not None:
@@ -110,9 +122,11 @@ def parse_retry_after(headers: Mapping[str, str], body: Any = None) -> float | N
         delay = detail.get("retryDelay")
         if isinstance(delay, str) and delay.endswith("s"):
             try:
-                return max(float(delay[:-1]), 0.0)
+                seconds = _seconds(delay[:-1])
             except ValueError:
-                pass
+                continue
+            if seconds is not None:
+                return seconds
     return None
 
 
@@ -249,10 +263,9 @@ def http_error(
     """The typed error for an HTTP error response, with every ``secret`` (and anything shaped
     like a key) taken out of its message, ``args`` and ``body``: what the transport raises and
     :func:`llmkit.parse_error` returns."""
-    text = body.decode("utf-8", "replace")
-    for secret in secrets or (None,):
-        text = redact(text, secret)
-    error = classify(status, text, headers, provider=provider)
+    # Classified before it is redacted: a short dummy key must not garble what decides the
+    # class ("context_length_exceeded"); then every text of it is scrubbed.
+    error = classify(status, body.decode("utf-8", "replace"), headers, provider=provider)
     for secret in secrets or (None,):
         scrub(error, secret)
     if isinstance(error, RateLimitError) and error.retry_after is not None:

@@ -2,13 +2,15 @@
 
 ::
 
-    llmkit models [PROVIDER] [--json]                  the catalogue, or one provider's models
-    llmkit complete PROVIDER/MODEL PROMPT [--stream] [--json]    one call, printed
+    llmkit models [PROVIDER] [--reasoning [LEVEL]] [--input KIND] [--json]    the catalogue
+    llmkit complete PROVIDER/MODEL PROMPT [--stream] [--json] [--fake]   one call, printed
     llmkit request PROVIDER/MODEL PROMPT               the request that would be sent (nothing sent)
     llmkit replay FILE... --api API [--json]           captured raw response bodies -> events
 
 Built on the public API only (``llmkit.stream``, ``build_request``, ``parse_stream``,
-``parse_response``, ``models``, ``get_model``), with the standard library's ``argparse``.
+``parse_response``, ``models``, ``get_model``, and ``llmkit.testing.FakeProvider`` for
+``--fake``, which tries a command with no key: llmkit's fake provider plays the model, on the
+model's own wire, on 127.0.0.1), with the standard library's ``argparse``.
 
 Output: the answer (text and tool calls) goes to stdout; thinking, diagnostics and a one-line
 summary go to stderr, so ``llmkit complete ... > answer.txt`` keeps only the answer.
@@ -34,6 +36,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, get_args
 
@@ -101,17 +104,62 @@ def _options(ns: argparse.Namespace) -> dict[str, Any]:
 # --------------------------------------------------------------------------- commands
 
 
+def _levels(m: llmkit.Model) -> str:
+    """The reasoning column: the model's effort values, its budget range, or yes/no."""
+    if not m.reasoning:
+        return "no"
+    if m.reasoning_efforts:
+        return ",".join(m.reasoning_efforts)
+    if m.reasoning_budget is not None:
+        low, high = m.reasoning_budget.get("min"), m.reasoning_budget.get("max")
+        return f"budget:{low if low is not None else ''}-{high if high is not None else ''}"
+    return "yes"
+
+
+def _has_level(m: llmkit.Model, level: str) -> bool:
+    """Whether the model takes ``level`` as itself (not sent as a lower one)."""
+    if not m.reasoning or level == "any":
+        return m.reasoning
+    if m.reasoning_efforts:
+        return level in m.reasoning_efforts
+    if m.reasoning_budget is not None:  # budgets: "max" needs the model's largest known
+        return level != "max" or "max" in m.reasoning_budget
+    return False  # levels not known
+
+
+def _price(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+def _tiers(m: llmkit.Model) -> str:
+    """Long-prompt prices: ``>272k:5/22.5`` (input/output above 272,000 input tokens)."""
+    cells = []
+    for tier in m.cost.tiers:
+        size = f"{tier.size // 1000}k" if tier.size % 1000 == 0 else str(tier.size)
+        input_price = tier.input if tier.input is not None else m.cost.input
+        output_price = tier.output if tier.output is not None else m.cost.output
+        cells.append(f">{size}:{_price(input_price)}/{_price(output_price)}")
+    return ";".join(cells) or "-"
+
+
 def _cmd_models(ns: argparse.Namespace) -> int:
-    found = llmkit.models(ns.provider)
+    provider = ns.provider or ns.provider_option
+    found = llmkit.models(provider)
     if not found:
         providers = ", ".join(sorted({m.provider for m in llmkit.models()}))
-        raise _Failure(f"no model of provider {ns.provider!r} in the catalogue ({providers})")
+        raise _Failure(f"no model of provider {provider!r} in the catalogue ({providers})")
+    if ns.reasoning is not None:
+        found = [m for m in found if _has_level(m, ns.reasoning)]
+    if ns.input is not None:
+        found = [m for m in found if ns.input in m.input]
     if ns.json:
         _utf8(sys.stdout)
         print(json.dumps([m.model_dump(mode="json") for m in found], ensure_ascii=False, indent=2))
         return 0
-    rows = [("MODEL", "API", "CONTEXT", "MAX OUT", "INPUT", "REASONING", "$/M IN", "$/M OUT")]
+    header = ("MODEL", "API", "CONTEXT", "MAX OUT", "INPUT", "REASONING", "$/M IN", "$/M OUT")
+    rows = [(*header, "$/M CACHED", "LONG PROMPT $/M")]
     for m in found:
+        priced = m.cost.input is not None or m.cost.output is not None
         rows.append(
             (
                 f"{m.provider}/{m.id}",
@@ -119,9 +167,11 @@ def _cmd_models(ns: argparse.Namespace) -> int:
                 str(m.context_window or "-"),
                 str(m.max_output_tokens or "-"),
                 ",".join(m.input),
-                "yes" if m.reasoning else "no",
-                f"{m.cost.input:g}" if m.cost.input or m.cost.output else "-",
-                f"{m.cost.output:g}" if m.cost.input or m.cost.output else "-",
+                _levels(m),
+                _price(m.cost.input) if priced else "-",
+                _price(m.cost.output) if priced else "-",
+                _price(m.cost.cache_read),
+                _tiers(m),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -130,13 +180,45 @@ def _cmd_models(ns: argparse.Namespace) -> int:
     return 0
 
 
+@contextmanager
+def _played(
+    model: llmkit.Model, ns: argparse.Namespace, context: llmkit.Context
+) -> Iterator[tuple[llmkit.Model, dict[str, Any]]]:
+    """The model and options to call: the real ones, or with ``--fake`` llmkit's fake provider
+    playing the model on its own wire (no key needed, nothing leaves the machine)."""
+    options = _options(ns)
+    if not ns.fake:
+        yield model, options
+        return
+    from .testing import FakeProvider, FakeReply
+
+    said = context.messages[0].text if context.messages else ""
+    said = said if len(said) <= 200 else said[:200] + "..."
+    reply = FakeReply(f"(llmkit's fake provider, speaking {model.api}) You said: {said}")
+    platform = model.platform if model.platform in ("bedrock", "vertex") else None
+    with FakeProvider([reply], api=model.api, platform=platform) as fake:
+        print(
+            f"(--fake: llmkit's fake provider plays {model.provider}/{model.id} on "
+            f"{model.api}, at {fake.base_url}; no key is used)",
+            file=sys.stderr,
+        )
+        options.pop("base_url", None)
+        yield fake.model(model.id), {**options, "api_key": fake.api_key}
+
+
 def _cmd_complete(ns: argparse.Namespace) -> int:
-    model = _model(ns.model, ns.api, ns.api_key_env)
     context = _context(ns)
+    with _played(_model(ns.model, ns.api, ns.api_key_env), ns, context) as (model, options):
+        return _complete(ns, model, context, options)
+
+
+def _complete(
+    ns: argparse.Namespace, model: llmkit.Model, context: llmkit.Context, options: dict[str, Any]
+) -> int:
     console = Console(sys.stdout, sys.stderr)
     if ns.json:
         _utf8(sys.stdout)
-    with llmkit.stream(model, context, **_options(ns)) as events:
+    with llmkit.stream(model, context, **options) as events:
         for event in events:
             if ns.json and (ns.stream or isinstance(event, (llmkit.Done, llmkit.ErrorEvent))):
                 print(json_line(event_json(event)), flush=True)
@@ -215,19 +297,53 @@ def _replay(model: llmkit.Model, source: IO[bytes], as_json: bool) -> None:
     """Print the events of one body; raise the error of a stream that ends in ``ErrorEvent``."""
     chunks = _chunks(source)
     first = next(chunks, b"")
+    guess = _wire_of_body(first)
+
+    def wrong_api(why: object) -> _Failure:
+        return _Failure(
+            f"this body is in the {guess} format, not {model.api}: try --api {guess} "
+            f"(decoding it as {model.api} failed: {one_line(str(why))})"
+        )
+
     events: Iterator[llmkit.Event]
     if first.lstrip().startswith(b"{"):  # a non-streamed JSON body: no events, one message
         try:
             message = llmkit.parse_response(model, first + b"".join(chunks))
-        except ValueError as e:
+        except (ValueError, llmkit.LLMError) as e:
+            if guess not in (None, model.api):
+                raise wrong_api(e) from None
+            if isinstance(e, llmkit.LLMError):
+                raise
             raise _Failure(f"the body is not valid JSON ({e})") from None
         events = iter([llmkit.Done(message=message)])
     else:
         events = llmkit.parse_stream(model, _prepend(first, chunks))
     for event in events:
+        if isinstance(event, llmkit.ErrorEvent) and guess not in (None, model.api):
+            raise wrong_api(event.error)
         print(json_line(event_json(event)) if as_json else event_line(event), flush=True)
         if isinstance(event, llmkit.ErrorEvent):
             raise event.error
+
+
+# What the start of each wire's body holds (its first event's type, or an object it alone has).
+_BODY_MARKS = (
+    (b'"chat.completion', "openai-chat"),
+    (b"event: response.", "openai-responses"),
+    (b'"type":"response.', "openai-responses"),
+    (b'"object":"response"', "openai-responses"),
+    (b"event: message_start", "anthropic-messages"),
+    (b'"type":"message_start"', "anthropic-messages"),
+    (b'"type":"message"', "anthropic-messages"),
+    (b'"candidates"', "gemini"),
+    (b":event-type", "bedrock-converse"),
+)
+
+
+def _wire_of_body(first: bytes) -> str | None:
+    """The wire API the start of a captured body looks like, if it is clear."""
+    head = first[:4096].replace(b'": "', b'":"')
+    return next((api for mark, api in _BODY_MARKS if mark in head), None)
 
 
 def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
@@ -286,6 +402,20 @@ def _parser() -> argparse.ArgumentParser:
 
     models = commands.add_parser("models", help="list the model catalogue")
     models.add_argument("provider", nargs="?", metavar="PROVIDER")
+    models.add_argument(
+        "--provider", dest="provider_option", metavar="PROVIDER", help="only this provider's models"
+    )
+    models.add_argument(
+        "--reasoning",
+        nargs="?",
+        const="any",
+        choices=["any", "minimal", "low", "medium", "high", "xhigh", "max"],
+        metavar="LEVEL",
+        help="only reasoning models; with a LEVEL, only models that take it (e.g. xhigh, max)",
+    )
+    models.add_argument(
+        "--input", choices=["text", "image", "pdf"], help="only models that read this input"
+    )
     models.add_argument("--json", action="store_true", help="a JSON array of models")
     models.set_defaults(run=_cmd_models)
 
@@ -298,6 +428,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     complete.add_argument(
         "--json", action="store_true", help="the terminal event as JSON (every event: --stream)"
+    )
+    complete.add_argument(
+        "--fake",
+        action="store_true",
+        help="try it without a key: llmkit's fake provider plays the model, on its own wire",
     )
     complete.set_defaults(run=_cmd_complete)
 
@@ -338,7 +473,12 @@ def _utf8(stream: IO[str]) -> None:
 def _report(error: Exception, where: str = "") -> None:
     """The one stderr line of a failure: ``llmkit: error: [where]Class: message``."""
     name = "" if isinstance(error, _Failure) else f"{type(error).__name__}: "
-    print(f"llmkit: error: {where}{name}{one_line(str(error))}", file=sys.stderr)
+    text = str(error)
+    if isinstance(error, llmkit.MissingAPIKeyError):
+        # The command line has no flag for the key itself (shell history, process list).
+        text = text.replace("pass api_key=...", "name another variable with --api-key-env")
+        text += " (or try it with llmkit's fake provider: --fake)"
+    print(f"llmkit: error: {where}{name}{one_line(text)}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

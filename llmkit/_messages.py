@@ -8,6 +8,7 @@ across processes and versions. Message unions are discriminated by ``role``, par
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
@@ -54,6 +55,24 @@ class TextPart(BaseModel):
     text: str
 
 
+_URL_SCHEMES = ("http://", "https://", "s3://", "gs://")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}\Z")
+
+
+def check_part_url(what: str, url: str) -> None:
+    """A part's URL is one a provider fetches (http(s), or a bucket: s3://, gs://); never a
+    local file, a script or an inline page (``file:``, ``javascript:``, ``data:text/html``)."""
+    if not url.lower().startswith(_URL_SCHEMES):
+        scheme = url.split(":", 1)[0][:20] if ":" in url else "no scheme"
+        raise ValueError(f"{what} url must be http(s):// (or s3://, gs://), not {scheme!r}")
+
+
+def check_base64(what: str, data: str) -> None:
+    """``data`` is strict base64 (no ``data:`` prefix, no line breaks)."""
+    if len(data) % 4 or not _BASE64.match(data):
+        raise ValueError(f"{what} data is not base64 (no data: prefix, no line breaks)")
+
+
 class ImagePart(BaseModel):
     """An image, inline (base64 ``data``) or by ``url``; exactly one of the two is set.
 
@@ -77,6 +96,12 @@ class ImagePart(BaseModel):
             raise ValueError("ImagePart needs exactly one of data or url")
         if self.data is not None and not self.media_type:
             raise ValueError("ImagePart with data needs a media_type")
+        if self.media_type is not None and not self.media_type.lower().startswith("image/"):
+            raise ValueError(f"ImagePart needs an image/* media_type, not {self.media_type!r}")
+        if self.url is not None:
+            check_part_url("ImagePart", self.url)
+        if self.data is not None:
+            check_base64("ImagePart", self.data)
         return self
 
 

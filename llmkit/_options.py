@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from ._checks import check_headers, check_schema, check_seconds
 from ._errors import InvalidRequestError
 from ._sse import DEFAULT_MAX_EVENT_SIZE
 
@@ -46,8 +47,8 @@ __all__ = [
     "unknown_options",
 ]
 
-Reasoning = Literal["off", "minimal", "low", "medium", "high"]
-REASONING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high")
+Reasoning = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+REASONING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 CACHE_LEVELS: tuple[str, ...] = ("off", "short", "long")
 ToolChoice = Literal["auto", "none", "required"] | dict[str, str]
 
@@ -84,8 +85,9 @@ class RequestOptions(TypedDict, total=False):
     switch; reported where it does not)."""
 
     reasoning: Reasoning
-    """Reasoning effort: ``"off"``, ``"minimal"``, ``"low"``, ``"medium"`` or ``"high"``,
-    mapped to each provider's own setting (effort, thinking budget)."""
+    """Reasoning effort: ``"off"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"``,
+    ``"xhigh"`` or ``"max"``, mapped to each model's own setting (effort, thinking budget); a
+    level the model lacks goes to the nearest lower one it has, reported."""
 
     response_format: type[BaseModel] | dict[str, Any]
     """Structured output: a pydantic model class or a JSON Schema (a dict) for the reply."""
@@ -250,7 +252,10 @@ def _check_tool_choice(name: str, value: Any) -> Any:
 def _check_response_format(name: str, value: Any) -> Any:
     from pydantic import BaseModel
 
-    if isinstance(value, dict) or (isinstance(value, type) and issubclass(value, BaseModel)):
+    if isinstance(value, dict):
+        check_schema(name, value)
+        return value
+    if isinstance(value, type) and issubclass(value, BaseModel):
         return value
     raise _refuse(name, value, "a pydantic model class or a JSON Schema dict")
 
@@ -279,6 +284,7 @@ def _check_headers(name: str, value: Any) -> Any:
         and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
     ):
         raise _refuse(name, "<headers>", "a mapping of header names to string values")
+    check_headers(value)
     return value
 
 
@@ -296,9 +302,11 @@ def _check_timeout(name: str, value: Any) -> Timeouts:
             seconds = getattr(value, phase)
             if seconds is not None and not (_number(seconds) and seconds > 0):
                 raise _refuse(f"{name}.{phase}", seconds, "a number of seconds > 0, or None")
+            if seconds is not None:
+                check_seconds(f"{name}.{phase}", seconds)
         return value
     if _number(value) and value > 0:
-        return Timeouts.of(float(value))
+        return Timeouts.of(check_seconds(name, value))
     raise _refuse(name, value, "a number of seconds > 0 or an llmkit.Timeouts")
 
 
@@ -422,6 +430,7 @@ class Options:
             provider=provider,
             secret=secret,
             on_response=self.on_response,
+            max_body=self.event_size_limit,
         )
 
     @property

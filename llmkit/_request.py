@@ -5,6 +5,7 @@ only network call, made by ``_auth``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +13,9 @@ from typing import Any
 import httpx
 
 from . import _auth, _wire
+from ._checks import check_image_sizes
 from ._diagnostics import Diagnostic
+from ._errors import InvalidRequestError
 from ._messages import Context
 from ._models import Model
 from ._options import Options
@@ -30,9 +33,31 @@ def build(
     """The request (its request-side diagnostics on ``extensions["llmkit.diagnostics"]``) and
     the credential it carries (for redaction)."""
     adapter = _wire.adapter(model.api)
+    check_image_sizes(model.api, context.messages)
+    clamped = _clamp_max_tokens(model, opts)
+    if clamped is not None:
+        opts = dataclasses.replace(opts, max_tokens=model.max_output_tokens)
     body, diagnostics = adapter.build(model, context, opts, stream=stream)
+    if clamped is not None:
+        diagnostics.insert(0, clamped)
     return finish(
         model, body, diagnostics, opts, lambda base: adapter.url(model, base, stream=stream), stream
+    )
+
+
+def _clamp_max_tokens(model: Model, opts: Options) -> Diagnostic | None:
+    """``max_tokens`` above the catalogue's output limit is sent as the limit (the provider
+    would refuse the request), reported as ``option_unsupported``."""
+    limit = model.max_output_tokens
+    if opts.max_tokens is None or limit is None or opts.max_tokens <= limit:
+        return None
+    return Diagnostic(
+        kind="option_unsupported",
+        message=(
+            f"max_tokens={opts.max_tokens} is above {model.id}'s output limit of {limit}; "
+            f"sent {limit}"
+        ),
+        details={"option": "max_tokens", "given": opts.max_tokens, "sent": limit},
     )
 
 
@@ -59,12 +84,18 @@ def finish(
         **_wire.adapter(model.api).headers(model, access.key),
         **(opts.headers or {}),
     }
-    request = httpx.Request(
-        "POST",
-        url(access.base_url),
-        headers=headers,
-        content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
-        extensions={"llmkit.diagnostics": diagnostics},
-    )
+    target = url(access.base_url)
+    if access.endpoint is not None:
+        target = access.endpoint(target)
+    try:
+        request = httpx.Request(
+            "POST",
+            target,
+            headers=headers,
+            content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
+            extensions={"llmkit.diagnostics": diagnostics},
+        )
+    except httpx.InvalidURL as exc:  # "http://[::1", "http://127.0.0.1:abc/v1"
+        raise InvalidRequestError(f"The base_url is not a valid URL ({exc})") from None
     access.apply(request)  # last: a signature covers the final URL, headers and body
     return request, access.secret

@@ -14,22 +14,27 @@ ends the stream with an ``ErrorEvent`` whose error has it as ``__cause__``
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
+import weakref
 from collections.abc import AsyncIterator, Iterator, Sequence
 from types import TracebackType
 from typing import Any, cast
 
 import httpx
 
+from . import _inflate
 from ._clients import default_async_client, default_client
 from ._diagnostics import Diagnostic
-from ._errors import APITimeoutError, InvalidRequestError, LLMError, StreamError
+from ._errors import APIError, APITimeoutError, InvalidRequestError, LLMError, StreamError
 from ._events import Event
+from ._inflate import Bounded
 from ._messages import AssistantMessage, Context, Message, as_context
 from ._models import Model
 from ._options import Options, RequestOptions
 from ._pipeline import Pipeline
+from ._redact import redact
 from ._request import build
 from ._telemetry import call as telemetry_call
 from ._transport import (
@@ -42,6 +47,8 @@ from ._transport import (
 from ._wire.features import function_tools
 
 __all__ = ["AsyncEventStream", "EventStream"]
+
+_TEXT_KEPT = 64 * 1024  # of a 200 that is a page or plain text, not a stream: for the error
 
 logger = logging.getLogger("llmkit")
 
@@ -123,7 +130,10 @@ class Exchange:
             self.pipeline.abort()
 
     def start_clock(self) -> None:
-        """The request is being sent: the total timeout runs from now (and the span)."""
+        """The request is being sent: the total timeout runs from now (and the span). The
+        client's redirect settings pass to the transport's plan, which follows them itself."""
+        self.transport.follow_redirects = bool(getattr(self.client, "follow_redirects", False))
+        self.transport.max_redirects = int(getattr(self.client, "max_redirects", 20))
         total = self.transport.timeouts.total
         self.transport.deadline = None if total is None else time.monotonic() + total
         if self.telemetry is not None:
@@ -150,11 +160,76 @@ class Exchange:
     def raw_body(self) -> bool:
         """The body comes as sent (no content coding) and is still to be read: read it with
         ``iter_raw``, which skips httpx's identity decoder and re-chunker (one generator and
-        two calls per read). A body already read (a mock transport's) goes by ``iter_bytes``."""
+        two calls per read). A body already read (a mock transport's) goes by ``iter_bytes``, a
+        gzip or deflate one by :meth:`decoded`."""
         response = self.response
         assert response is not None
         coding: str = response.headers.get("content-encoding", "")
         return coding.strip().lower() in ("", "identity") and not response.is_stream_consumed
+
+    def bounded_coding(self) -> bool:
+        """A gzip or deflate body still to be read: :meth:`decoded` reads it."""
+        assert self.response is not None
+        return not self.response.is_stream_consumed and _inflate.coding(self.response) == "bounded"
+
+    def decoded(self, raw: Iterator[bytes]) -> Iterator[bytes]:
+        """A gzip or deflate body's raw reads, decoded in bounded pieces: a gzip bomb never
+        becomes one huge read, the framer's ``max_event_size`` sees every piece."""
+        assert self.response is not None
+        inflater = _inflate.inflater(self.response)
+        assert inflater is not None
+        for chunk in raw:
+            yield from inflater.feed(chunk)
+        yield from inflater.flush()
+
+    async def adecoded(self, raw: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """:meth:`decoded`, async."""
+        assert self.response is not None
+        inflater = _inflate.inflater(self.response)
+        assert inflater is not None
+        async for chunk in raw:
+            for piece in inflater.feed(chunk):
+                yield piece
+        for piece in inflater.flush():
+            yield piece
+
+    def text_body(self) -> str | None:
+        """The content type when it is text that is not a stream (``text/html``,
+        ``text/plain``, ...): the body may be a page or a whole completion, not events."""
+        assert self.response is not None
+        content_type: str = self.response.headers.get("content-type", "")
+        content_type = content_type.split(";")[0].strip()
+        lowered = content_type.lower()
+        if lowered.startswith("text/") and lowered != "text/event-stream":
+            return lowered
+        return None
+
+    def sniff(self, content_type: str, first: bytes) -> bool:
+        """Whether a ``text/*`` body that is not ``text/event-stream`` still holds SSE (some
+        servers label their streams ``text/plain``): an HTML page never does."""
+        head = first.lstrip(b"\xef\xbb\xbf \t\r\n")[:6]
+        return content_type != "text/html" and head.startswith(
+            (b"data", b"event", b":", b"id:", b"retry")
+        )
+
+    def not_a_stream(self, content_type: str, body: bytes) -> APIError:
+        """A 200 whose body is a page or plain text, not the stream asked for."""
+        text = redact(body.decode("utf-8", "replace"), self.transport.secret)
+        excerpt = " ".join(text.split())[:300]
+        return APIError(
+            f"The provider answered HTTP 200 with {content_type} instead of a stream: {excerpt!r}",
+            status=200,
+            provider=self.model.provider,
+            code="not_a_stream",
+            body=text,
+        )
+
+    def too_large(self) -> StreamError:
+        """A whole body over ``max_event_size`` decoded bytes (read no further)."""
+        return StreamError(
+            f"The response body is larger than max_event_size ({self._max_event_size} bytes, "
+            "decoded): raise max_event_size to accept it"
+        )
 
     def check_deadline(self) -> None:
         """Raise the total timeout once it has run out."""
@@ -238,7 +313,10 @@ class EventStream:
             x.telemetry.sent()
         start_body(x.request, x.transport)
         x.open_pipeline()
-        self._iter = self._events()
+        self._iter = _events(x)  # holds the exchange, not this stream: no cycle keeps it alive
+        # A stream entered but never iterated, then dropped: its response is closed (the
+        # generator's own ``finally`` never runs if it never started).
+        weakref.finalize(self, x.response.close)
         return self
 
     def __exit__(
@@ -268,31 +346,6 @@ class EventStream:
         if x.response is not None:
             x.response.close()
         x.ended()
-
-    def _events(self) -> Iterator[Event]:
-        x = self._x
-        pipeline = x.pipeline
-        response = x.response
-        assert pipeline is not None and response is not None
-        yield from pipeline.drain()
-        try:
-            if x.is_json():
-                yield from pipeline.whole(response.read())
-                return
-            chunks = response.iter_raw() if x.raw_body() else response.iter_bytes()
-            if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
-                chunks = x.telemetry.timed(chunks)
-            for chunk in chunks:
-                yield from pipeline.feed(chunk)
-                if pipeline.done:
-                    return
-                x.check_deadline()
-            yield from pipeline.eof()
-        except Exception as exc:  # noqa: BLE001 -- noqa: catch-all: mapped, or reported as llmkit's own bug
-            yield from x.failed(exc)
-        finally:
-            response.close()
-            x.ended()
 
 
 class AsyncEventStream:
@@ -329,7 +382,8 @@ class AsyncEventStream:
             x.telemetry.sent()
         start_body(x.request, x.transport, watched=True)
         x.open_pipeline()
-        self._iter = self._events()
+        self._iter = _aevents(x)  # holds the exchange, not this stream: no cycle
+        weakref.finalize(self, _close_later, x.response)  # entered, never iterated, dropped
         return self
 
     async def __aexit__(
@@ -366,53 +420,139 @@ class AsyncEventStream:
             await self._x.client.aclose()
             self._x.client = None
 
-    async def _events(self) -> AsyncIterator[Event]:
-        import asyncio  # here, not at module level: building a request needs no event loop
 
-        from ._watchdog import Watchdog
-
-        x = self._x
-        pipeline = x.pipeline
-        response = x.response
-        assert pipeline is not None and response is not None
-        for event in pipeline.drain():
-            yield event
-        # The idle and total timeouts of the body reads (start_body gave httpcore none).
-        dog = Watchdog(x.transport.timeouts.idle, x.transport.deadline)
-        try:
-            chunks = response.aiter_raw() if x.raw_body() else response.aiter_bytes()
-            if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
-                chunks = x.telemetry.atimed(chunks)
-            next_chunk = dog.next_chunk
-            if x.is_json():  # each read under the idle timeout, as a stream's are
-                parts = []
-                while (chunk := await next_chunk(chunks)) is not None:
-                    parts.append(chunk)
-                for event in pipeline.whole(b"".join(parts)):
-                    yield event
+def _events(x: Exchange) -> Iterator[Event]:
+    """The events of a sync stream: the pump of :class:`EventStream`."""
+    pipeline = x.pipeline
+    response = x.response
+    assert pipeline is not None and response is not None
+    yield from pipeline.drain()
+    try:
+        if x.raw_body():
+            chunks: Iterator[bytes] = response.iter_raw()
+        elif x.bounded_coding():
+            chunks = x.decoded(response.iter_raw())
+        else:  # already read (a mock transport's), or a coding httpx decodes
+            chunks = response.iter_bytes()
+        if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
+            chunks = x.telemetry.timed(chunks)
+        if x.is_json():
+            whole = Bounded(x._max_event_size)
+            for chunk in chunks:
+                if not whole.add(chunk):
+                    raise x.too_large()
+            yield from pipeline.whole(whole.body())
+            return
+        text_type = x.text_body()
+        if text_type is not None:
+            first = next(chunks, b"")
+            if not x.sniff(text_type, first):
+                page = Bounded(_TEXT_KEPT)
+                page.add(first)
+                for chunk in chunks:
+                    if not page.add(chunk):
+                        break
+                raise x.not_a_stream(text_type, page.body())
+            chunks = itertools.chain((first,), chunks)
+        for chunk in chunks:
+            yield from pipeline.feed(chunk)
+            if pipeline.done:
                 return
+            x.check_deadline()
+        yield from pipeline.eof()
+    except Exception as exc:  # noqa: BLE001 -- noqa: catch-all: mapped, or reported as llmkit's own bug
+        yield from x.failed(exc)
+    finally:
+        response.close()
+        x.ended()
+
+
+async def _aevents(x: Exchange) -> AsyncIterator[Event]:
+    """The events of an async stream: the pump of :class:`AsyncEventStream`."""
+    import asyncio  # here, not at module level: building a request needs no event loop
+
+    from ._watchdog import Watchdog
+
+    pipeline = x.pipeline
+    response = x.response
+    assert pipeline is not None and response is not None
+    for event in pipeline.drain():
+        yield event
+    # The idle and total timeouts of the body reads (start_body gave httpcore none).
+    dog = Watchdog(x.transport.timeouts.idle, x.transport.deadline)
+    decoded: AsyncIterator[bytes] | None = None
+    try:
+        if x.raw_body():
+            chunks: AsyncIterator[bytes] = response.aiter_raw()
+        elif x.bounded_coding():
+            chunks = decoded = x.adecoded(response.aiter_raw())
+        else:  # already read (a mock transport's), or a coding httpx decodes
+            chunks = response.aiter_bytes()
+        if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
+            chunks = x.telemetry.atimed(chunks)
+        next_chunk = dog.next_chunk
+        if x.is_json():  # each read under the idle timeout, as a stream's are
+            whole = Bounded(x._max_event_size)
             while (chunk := await next_chunk(chunks)) is not None:
-                for event in pipeline.feed(chunk):
-                    yield event
-                if pipeline.done:
-                    return
-                x.check_deadline()
-            for event in pipeline.eof():
+                if not whole.add(chunk):
+                    raise x.too_large()
+            for event in pipeline.whole(whole.body()):
                 yield event
-        except Exception as exc:  # noqa: BLE001 -- noqa: catch-all: mapped, or reported as llmkit's own bug
-            for event in x.failed(exc):
+            return
+        text_type = x.text_body()
+        if text_type is not None:
+            first = await next_chunk(chunks) or b""
+            if not x.sniff(text_type, first):
+                page = Bounded(_TEXT_KEPT)
+                page.add(first)
+                while (chunk := await next_chunk(chunks)) is not None and page.add(chunk):
+                    pass
+                raise x.not_a_stream(text_type, page.body())
+            for event in pipeline.feed(first):
                 yield event
-        except asyncio.CancelledError:
-            if not dog.expired():  # the caller cancelled: the stream ends aborted, re-raised
-                x.abort()
-                raise
-            # The watchdog's: the read timed out, as httpx's own read timeout would say it.
-            for event in x.failed(httpx.ReadTimeout("The read timed out")):
+            if pipeline.done:
+                return
+        while (chunk := await next_chunk(chunks)) is not None:
+            for event in pipeline.feed(chunk):
                 yield event
-        except BaseException:  # ok -- noqa: catch-all: the stream ends aborted, re-raised
+            if pipeline.done:
+                return
+            x.check_deadline()
+        for event in pipeline.eof():
+            yield event
+    except Exception as exc:  # noqa: BLE001 -- noqa: catch-all: mapped, or reported as llmkit's own bug
+        for event in x.failed(exc):
+            yield event
+    except asyncio.CancelledError:
+        if not dog.expired():  # the caller cancelled: the stream ends aborted, re-raised
             x.abort()
             raise
-        finally:
-            dog.close()
-            await response.aclose()
-            x.ended()
+        # The watchdog's: the read timed out, as httpx's own read timeout would say it.
+        for event in x.failed(httpx.ReadTimeout("The read timed out")):
+            yield event
+    except BaseException:  # ok -- noqa: catch-all: the stream ends aborted, re-raised
+        x.abort()
+        raise
+    finally:
+        dog.close()
+        if decoded is not None:
+            await decoded.aclose()  # type: ignore[attr-defined]
+        await response.aclose()
+        x.ended()
+
+
+_closing: set[Any] = set()  # close tasks of dropped async streams, kept until they finish
+
+
+def _close_later(response: httpx.Response) -> None:
+    """An async stream dropped unread: close its response on the running loop (no loop left:
+    nothing can await it; the event loop's teardown closes the transport)."""
+    import asyncio
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    task = loop.create_task(response.aclose())
+    _closing.add(task)
+    task.add_done_callback(_closing.discard)

@@ -12,7 +12,11 @@ wire adapter's ``headers()``; a cloud platform changes that:
 - ``"vertex"`` (:mod:`.google`): an OAuth access token (``api_key``, else application-default
   credentials through ``google-auth``, the ``llmkit[google]`` extra, refreshed when expired)
   as ``Authorization: Bearer``; or, in express mode, an API key as ``x-goog-api-key`` on the
-  global endpoint.
+  global endpoint;
+- ``"azure"`` (:mod:`.azure`): Azure OpenAI's v1 or deployment endpoints and Claude on
+  Microsoft Foundry; a key as ``api-key`` (Foundry: also ``x-api-key``), else Microsoft Entra
+  ID tokens through ``azure-identity`` (the ``llmkit[azure]`` extra) as ``Authorization:
+  Bearer``.
 
 :func:`resolve` runs before the request is built (it picks the credential and fills the
 ``{region}``/``{project}``/``{location}`` placeholders of the base URL); :meth:`Access.apply`
@@ -34,7 +38,7 @@ import httpx
 from .._errors import InvalidRequestError, MissingAPIKeyError
 from .._models import Model
 
-__all__ = ["Access", "api_key", "missing", "resolve"]
+__all__ = ["Access", "api_key", "check_credential", "missing", "resolve"]
 
 
 @dataclass
@@ -46,12 +50,15 @@ class Access:
         key: The key for the wire's own header (``None``: the wire adds no auth header).
         secret: What must never appear in an error or a log (the key or the token sent).
         sign: Applied to the finished request (SigV4, a bearer token); ``None``: nothing.
+        endpoint: The final URL from the wire's (Azure's deployment form adds its deployment
+            path and ``api-version``); ``None``: the wire's URL as it is.
     """
 
     base_url: str
     key: str | None = None
     secret: str | None = None
     sign: Callable[[httpx.Request], None] | None = field(default=None, repr=False)
+    endpoint: Callable[[str], str] | None = field(default=None, repr=False)
 
     def apply(self, request: httpx.Request) -> None:
         """Authenticate the finished request (after ``on_request`` and extra headers)."""
@@ -93,20 +100,60 @@ def resolve(model: Model, options: Mapping[str, Any]) -> Access:
         InvalidRequestError: no base URL, or a placeholder nothing fills.
     """
     base_url = options.get("base_url") or model.base_url
-    if not base_url:
+    if model.platform == "azure" or model.compat.auth == "azure":
+        from . import azure  # the endpoint may come from the environment
+
+        access = azure.resolve(model, base_url, options)
+    elif not base_url:
         raise InvalidRequestError(f"Model {model.provider}/{model.id} has no base_url")
-    if model.platform == "bedrock":
+    elif model.platform == "bedrock":
         from . import aws
 
-        return aws.resolve(model, base_url, options)
-    if model.platform == "vertex":
+        access = aws.resolve(model, base_url, options)
+    elif model.platform == "vertex":
         from . import google
 
-        return google.resolve(model, base_url, options)
-    if "{" in base_url:
-        raise InvalidRequestError(f"The base_url {base_url!r} has unfilled placeholders")
-    key = api_key(model, options.get("api_key"))
-    return Access(base_url=base_url, key=key, secret=key)
+        access = google.resolve(model, base_url, options)
+    else:
+        if "{" in base_url:
+            raise InvalidRequestError(f"The base_url {base_url!r} has unfilled placeholders")
+        key = api_key(model, options.get("api_key"))
+        access = Access(base_url=base_url, key=key, secret=key)
+    for value in (access.key, access.secret):
+        if value is not None:
+            check_credential(
+                value,
+                "the api_key option"
+                if options.get("api_key")
+                else (
+                    f"${model.api_key_env}"
+                    if model.api_key_env and os.environ.get(model.api_key_env) == value
+                    else None
+                ),
+            )
+    return access
+
+
+def check_credential(value: str, source: str | None) -> None:
+    """Refuse a credential no HTTP header can carry as is, before anything is sent: a trailing
+    newline (a key read from a file), a space, a control or non-ASCII character. httpx would
+    fail while sending, its message holding the whole key; the error here never names it."""
+    if value.isascii() and value.isprintable() and " " not in value:
+        return
+    for position, char in enumerate(value):
+        if not "!" <= char <= "~":
+            what = (
+                "a line break"
+                if char in "\r\n"
+                else "a space or control character"
+                if char.isspace() or ord(char) < 0x20 or ord(char) == 0x7F
+                else "a non-ASCII character"
+            )
+            raise InvalidRequestError(
+                f"The credential from {source or 'the credential chain'} holds {what} at "
+                f"position {position + 1} of {len(value)}: a key is visible ASCII only "
+                "(strip what was read with it)"
+            )
 
 
 def fill(base_url: str, **values: str | None) -> str:

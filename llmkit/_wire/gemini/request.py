@@ -49,6 +49,7 @@ from ..._messages import (
     UserPart,
 )
 from ..._models import Model
+from ..._reasoning import budget, effort
 from ..._tools.definition import Tool
 from ..contract import Options
 from ..features import (
@@ -420,13 +421,13 @@ class _Builder:
         pro = "pro" in model.id
         if _generation(model) >= 3:
             levels = ("low", "high") if pro else ("minimal", "low", "medium", "high")
-            wanted = "minimal" if level == "off" else level
-            sent = wanted if wanted in levels else ("high" if wanted == "medium" else "low")
-            if level == "off" or sent != wanted:
+            if level == "off":
+                sent = (model.reasoning_efforts or levels)[0]
                 self.unsupported(
-                    f"reasoning={level!r}",
-                    f"{model.id} takes thinking levels {levels}; sent {sent!r}",
+                    "reasoning='off'", f"{model.id} cannot turn thinking off; sent {sent!r}"
                 )
+            else:
+                sent = effort(model, level, levels, self.unsupported)
             config: dict[str, Any] = {"thinkingLevel": sent}
         elif level == "off":
             if pro:  # Gemini 2.5 Pro cannot turn thinking off; 128 is its smallest budget
@@ -436,7 +437,7 @@ class _Builder:
                 return {"thinkingBudget": 128, "includeThoughts": True}
             return {"thinkingBudget": 0}
         else:
-            config = {"thinkingBudget": _BUDGETS[level]}
+            config = {"thinkingBudget": budget(model, level, self.unsupported, _BUDGETS)}
         config["includeThoughts"] = True
         return config
 
