@@ -46,9 +46,10 @@ class Path:
 
     The parser calls :meth:`put` (a finished value, or a string just opened), :meth:`push` (a
     container just opened), :meth:`pop` (the innermost container closed), :meth:`grow` (more
-    of the string value in progress) and :meth:`handout` (the value, as a snapshot); before
-    changing a container itself it calls :meth:`owns` (``put``, ``push`` and ``grow`` do).
-    ``key`` is the member of the innermost open object being parsed.
+    of the string value in progress); whoever hands the value out (``PartialJSON.snapshot_at``,
+    the only place that does) sets ``_owned`` false. Before changing a container itself it
+    calls :meth:`owns` (``put``, ``push`` and ``grow`` do). ``key`` is the member of the
+    innermost open object being parsed.
     """
 
     __slots__ = (
@@ -76,20 +77,13 @@ class Path:
         self._stats_built = 0  # containers copied (work counters: see the module docstring)
         self._stats_copied = 0  # their members
 
-    def handout(self) -> Any:
-        """The value parsed so far, as a snapshot: the outermost open container (or the
-        top-level value). Changes from here on first make sure nobody else sees them."""
-        self._owned = False
-        root = self._root
-        return self._top if root is None else root
-
     def owns(self) -> None:
         """Make sure the open path is the parser's own before changing it (see the module
-        docstring)."""
+        docstring): copied when somebody else may hold a container on it."""
         if not self._owned:
             self._owned = True
             for container in self._path:
-                if getrefcount(container) != OWN:
+                if getrefcount(container) != OWN:  # never equal where counts are not relied on
                     self._copy()
                     break
 
@@ -166,8 +160,9 @@ class Path:
             cur[-1] = text
 
     def _copy(self) -> None:
-        """Copy each container on the path from the first one somebody else holds (every
-        one, where refcounts cannot tell), and make the copies the parser's."""
+        """Copy each container on the path from the outermost one somebody else holds (whoever
+        holds it can reach those below it; every one, where reference counts are not relied
+        on), and make the copies the parser's."""
         path = self._path
         first = 0
         if HELD:

@@ -205,23 +205,22 @@ class PartialJSON(Machine):
         again): correct in any order, linear when reads go forward.
         """
         parsed = self._parsed
-        if k != parsed + 1:
-            return self._snapshot_other(k)
-        # The per-delta hot path: the next delta, read on time.
-        self._parsed = k
-        self._consume(self.deltas[parsed])
-        return self.handout()
+        if k == parsed + 1:  # the per-delta hot path: the next delta, read on time
+            self._parsed = k
+            self._consume(self.deltas[parsed])
+        elif k > parsed:  # several deltas at once
+            self._parsed = k
+            self._consume("".join(self.deltas[parsed:k]))
+        elif k < parsed:
+            return self._late_snapshot(k)
+        # Handed out: the next change first makes sure nobody else sees it (Path.owns).
+        self._owned = False
+        root = self._root
+        return self._top if root is None else root
 
-    def _snapshot_other(self, k: int) -> Any:
-        """:meth:`snapshot_at` off the hot path: several deltas at once, the same one again,
-        or an earlier one (the second parser)."""
-        parsed = self._parsed
-        if k >= parsed:
-            if k > parsed:
-                deltas = self.deltas
-                self._consume(deltas[parsed] if k == parsed + 1 else "".join(deltas[parsed:k]))
-                self._parsed = k
-            return self.handout()
+    def _late_snapshot(self, k: int) -> Any:
+        """The value after the first ``k`` deltas, ``k`` before where the parser is: from the
+        second parser."""
         late = self._late
         if late is None or self._late_at > k:
             late = self._late = PartialJSON()
@@ -256,7 +255,7 @@ class PartialJSON(Machine):
             A JSON-like value (``dict``, ``list``, ``str``, ``int``, ``float``, ``bool``) or
             ``None``.
         """
-        return self._snapshot_other(len(self.deltas))
+        return self.snapshot_at(len(self.deltas))
 
     def is_complete_value(self) -> bool:
         """Tell whether the text so far is exactly one complete JSON value.
