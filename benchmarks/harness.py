@@ -151,8 +151,8 @@ def _llmkit_reason(api: str) -> str | None:
     )
     try:
         last = list(llmkit.parse_stream(model, render(spec).writes))[-1]
-        if not isinstance(last, (llmkit.Done, llmkit.Error)):
-            return f"llmkit's {api} stream does not end with Done or Error"
+        if not isinstance(last, (llmkit.Done, llmkit.ErrorEvent)):
+            return f"llmkit's {api} stream does not end with Done or ErrorEvent"
         calls = [
             (None if api in NO_IDS else c.id, c.name, c.arguments) for c in last.message.tool_calls
         ]

@@ -185,7 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(document)
     if args.write:
-        (args.out / "benchmarks.md").write_text(document, encoding="utf-8")
+        target = args.out / "benchmarks.md"
+        previous = target.read_text(encoding="utf-8") if target.exists() else ""
+        target.write_text(report.keep_history(document, previous), encoding="utf-8")
         log(
             f"wrote {args.out / 'benchmarks.md'}"
             + (

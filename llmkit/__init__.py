@@ -20,6 +20,7 @@ if _typing.TYPE_CHECKING:
         astream,
         build_request,
         complete,
+        parse_error,
         parse_response,
         parse_stream,
         stream,
@@ -32,6 +33,7 @@ if _typing.TYPE_CHECKING:
         APIError,
         APITimeoutError,
         AuthenticationError,
+        BadRequestError,
         ContextLengthError,
         InvalidRequestError,
         LLMError,
@@ -50,7 +52,7 @@ if _typing.TYPE_CHECKING:
     from ._events import (
         DiagnosticEvent,
         Done,
-        Error,
+        ErrorEvent,
         Event,
         Start,
         TextDelta,
@@ -91,6 +93,9 @@ if _typing.TYPE_CHECKING:
     from ._tools.provider import ProviderTool
     from ._transport import Timeouts
 
+if _typing.TYPE_CHECKING:
+    from ._client import Client
+
 # Public name -> the private module that defines it. Imported on first use (PEP 562), as
 # pydantic does: `import llmkit` stays cheap, and each module loads when a name needs it.
 _EXPORTS: dict[str, str] = {
@@ -102,7 +107,9 @@ _EXPORTS: dict[str, str] = {
     "AssistantMessage": "._messages",
     "AsyncEventStream": "._streams",
     "AuthenticationError": "._errors",
+    "BadRequestError": "._errors",
     "CachePoint": "._documents",
+    "Client": "._client",
     "Context": "._messages",
     "ContextLengthError": "._errors",
     "Diagnostic": "._diagnostics",
@@ -110,7 +117,7 @@ _EXPORTS: dict[str, str] = {
     "DiagnosticKind": "._diagnostics",
     "DocumentPart": "._documents",
     "Done": "._events",
-    "Error": "._events",
+    "ErrorEvent": "._events",
     "Event": "._events",
     "EventStream": "._streams",
     "ImagePart": "._messages",
@@ -166,6 +173,7 @@ _EXPORTS: dict[str, str] = {
     "decode_tool_call": "._tools.arguments",
     "get_model": "._models",
     "models": "._models",
+    "parse_error": "._api",
     "parse_response": "._api",
     "parse_stream": "._api",
     "register_model": "._models",
@@ -187,7 +195,9 @@ __all__ = [
     "AssistantMessage",
     "AsyncEventStream",
     "AuthenticationError",
+    "BadRequestError",
     "CachePoint",
+    "Client",
     "Context",
     "ContextLengthError",
     "Diagnostic",
@@ -195,7 +205,7 @@ __all__ = [
     "DiagnosticKind",
     "DocumentPart",
     "Done",
-    "Error",
+    "ErrorEvent",
     "Event",
     "EventStream",
     "ImagePart",
@@ -252,6 +262,7 @@ __all__ = [
     "decode_tool_call",
     "get_model",
     "models",
+    "parse_error",
     "parse_response",
     "parse_stream",
     "register_model",

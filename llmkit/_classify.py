@@ -9,6 +9,7 @@ too: ``retry-after-ms``, then ``retry-after`` (seconds or an HTTP date), then Ge
 from __future__ import annotations
 
 import email.utils
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -17,6 +18,7 @@ from typing import Any
 from ._errors import (
     APIError,
     AuthenticationError,
+    BadRequestError,
     ContextLengthError,
     NotFoundError,
     OverloadedError,
@@ -25,8 +27,9 @@ from ._errors import (
     ServerError,
 )
 from ._json.scanner import loads
+from ._redact import scrub
 
-__all__ = ["classify", "error_from_body", "parse_retry_after"]
+__all__ = ["classify", "error_from_body", "http_error", "parse_retry_after"]
 
 # Messages providers really send when the prompt does not fit (OpenAI, Anthropic, Gemini,
 # DeepSeek, vLLM, Ollama, OpenRouter, llama.cpp).
@@ -77,6 +80,9 @@ _TYPES: dict[str, type[APIError]] = {
     "missingauthenticationtokenexception": AuthenticationError,
 }
 _STATUS: dict[int, type[APIError]] = {
+    400: BadRequestError,
+    413: BadRequestError,
+    422: BadRequestError,
     401: AuthenticationError,
     403: PermissionDeniedError,
     404: NotFoundError,
@@ -85,18 +91,29 @@ _STATUS: dict[int, type[APIError]] = {
 }
 
 
+def _seconds(text: str, scale: float = 1.0) -> float | None:
+    """A finite number of seconds, or ``None`` (``nan``/``inf`` are no delay: QUIRKS I1)."""
+    value = float(text) / scale  # ValueError: not a number
+    return max(value, 0.0) if math.isfinite(value) else None
+
+
 def parse_retry_after(headers: Mapping[str, str], body: Any = None) -> float | None:
-    """Seconds to wait, from ``retry-after-ms``, ``retry-after`` or Gemini ``RetryInfo``."""
+    """Seconds to wait, from ``retry-after-ms``, ``retry-after`` or Gemini ``RetryInfo``
+    (a value that is not a finite number is ignored)."""
     ms = headers.get("retry-after-ms")
     if ms:
         try:
-            return max(float(ms) / 1000.0, 0.0)
+            seconds = _seconds(ms, 1000.0)
+            if seconds is not None:
+                return seconds
         except ValueError:
             pass
     ra = headers.get("retry-after")
     if ra:
         try:
-            return max(float(ra), 0.0)
+            seconds = _seconds(ra)
+            if seconds is not None:
+                return seconds
         except ValueError:
             parsed = email.utils.parsedate_tz(ra)
             if parsed is not None:
@@ -105,9 +122,11 @@ def parse_retry_after(headers: Mapping[str, str], body: Any = None) -> float | N
         delay = detail.get("retryDelay")
         if isinstance(delay, str) and delay.endswith("s"):
             try:
-                return max(float(delay[:-1]), 0.0)
+                seconds = _seconds(delay[:-1])
             except ValueError:
-                pass
+                continue
+            if seconds is not None:
+                return seconds
     return None
 
 
@@ -192,6 +211,8 @@ def classify(
         cls = ServerError
     if status is not None and status in _STATUS and cls is APIError:
         cls = _STATUS[status]
+    if cls is ServerError and status is not None and status < 500:
+        cls = _STATUS.get(status, APIError)  # a generic "api_error" type on a 4xx
     if cls in (APIError, ServerError) and status == 529:
         cls = OverloadedError
     if _CONTEXT.search(message) or code == "context_length_exceeded":
@@ -199,7 +220,7 @@ def classify(
     if any(d.get("reason") == "API_KEY_INVALID" for d in _details(body)):
         cls = AuthenticationError  # Gemini answers a bad key with 400 INVALID_ARGUMENT
     request_id = hdrs.get("x-request-id") or hdrs.get("request-id") or hdrs.get("x-amzn-requestid")
-    return cls(
+    error = cls(
         # "(HTTP 404)" once: not after a message that already says it (an empty body's)
         f"{message} (HTTP {status})"
         if status and not in_stream and f"HTTP {status}" not in message
@@ -211,6 +232,12 @@ def classify(
         retry_after=parse_retry_after(hdrs, body),
         body=body,
     )
+    should = hdrs.get("x-should-retry")
+    if should in ("true", "false"):
+        error.should_retry = should == "true"  # the provider's advice (Anthropic, OpenAI)
+    elif is_daily_quota(body):
+        error.should_retry = False  # a per-day quota: waiting will not help (QUIRKS I3)
+    return error
 
 
 def error_from_body(body: Any, *, provider: str | None = None) -> APIError:
@@ -223,3 +250,25 @@ def error_from_body(body: Any, *, provider: str | None = None) -> APIError:
     code = _error_obj(_decode_body(body)).get("code")
     status = code if type(code) is int and 100 <= code <= 599 else None
     return classify(status, body, None, provider=provider, in_stream=True)
+
+
+def http_error(
+    status: int,
+    body: bytes,
+    headers: Mapping[str, str],
+    *,
+    provider: str | None,
+    secrets: tuple[str, ...] = (),
+) -> APIError:
+    """The typed error for an HTTP error response, with every ``secret`` (and anything shaped
+    like a key) taken out of its message, ``args`` and ``body``: what the transport raises and
+    :func:`llmkit.parse_error` returns."""
+    # Classified before it is redacted: a short dummy key must not garble what decides the
+    # class ("context_length_exceeded"); then every text of it is scrubbed.
+    error = classify(status, body.decode("utf-8", "replace"), headers, provider=provider)
+    for secret in secrets or (None,):
+        scrub(error, secret)
+    if isinstance(error, RateLimitError) and error.retry_after is not None:
+        error.message += f" (retry after {error.retry_after:.3g}s)"
+        error.args = (error.message,)
+    return error

@@ -21,7 +21,7 @@ The JSON form of an event (``--json``; one object per line, UTF-8, the terminal 
 defined once, by ``_cli_render.event_json``: ``{"type": <the event's type>, ...its fields}``,
 pydantic values as ``model_dump(mode="json")`` (``message``, ``tool_call``, ``usage``,
 ``diagnostic``), ``ToolCallDelta`` with its ``partial_arguments``, and the ``error`` of an
-``Error`` event as ``{"class": <exception class name>, "message": ..., <status, provider, code,
+``ErrorEvent`` event as ``{"class": <exception class name>, "message": ..., <status, provider, code,
 request_id, retry_after on an APIError; phase on an APITimeoutError>}``. ``replay`` with several
 files prints one such stream per file, in order; each ends with its terminal event. A
 non-streamed JSON body has no events: ``replay`` prints the one ``done`` event its message makes.
@@ -138,11 +138,11 @@ def _cmd_complete(ns: argparse.Namespace) -> int:
         _utf8(sys.stdout)
     with llmkit.stream(model, context, **_options(ns)) as events:
         for event in events:
-            if ns.json and (ns.stream or isinstance(event, (llmkit.Done, llmkit.Error))):
+            if ns.json and (ns.stream or isinstance(event, (llmkit.Done, llmkit.ErrorEvent))):
                 print(json_line(event_json(event)), flush=True)
             elif ns.stream and not ns.json:
                 console.event(event)
-            if isinstance(event, llmkit.Error):
+            if isinstance(event, llmkit.ErrorEvent):
                 if not ns.json and not ns.stream:
                     console.message(event.message)
                 raise event.error
@@ -212,7 +212,7 @@ def _cmd_replay(ns: argparse.Namespace) -> int:
 
 
 def _replay(model: llmkit.Model, source: IO[bytes], as_json: bool) -> None:
-    """Print the events of one body; raise the error of a stream that ends in ``Error``."""
+    """Print the events of one body; raise the error of a stream that ends in ``ErrorEvent``."""
     chunks = _chunks(source)
     first = next(chunks, b"")
     events: Iterator[llmkit.Event]
@@ -226,7 +226,7 @@ def _replay(model: llmkit.Model, source: IO[bytes], as_json: bool) -> None:
         events = llmkit.parse_stream(model, _prepend(first, chunks))
     for event in events:
         print(json_line(event_json(event)) if as_json else event_line(event), flush=True)
-        if isinstance(event, llmkit.Error):
+        if isinstance(event, llmkit.ErrorEvent):
             raise event.error
 
 

@@ -165,7 +165,7 @@ class Console:
             case llmkit.ToolCallEnd(index=index, tool_call=call):
                 self.own(index, f"[tool call {call.name} {call.id}] {call.raw_arguments}")
                 self.write(self.out, f"  ({call.status})\n")
-            case llmkit.Done(message=message) | llmkit.Error(message=message):
+            case llmkit.Done(message=message) | llmkit.ErrorEvent(message=message):
                 self.end(message)
 
     def message(self, message: llmkit.AssistantMessage) -> None:
@@ -200,7 +200,7 @@ def event_line(event: llmkit.Event) -> str:
     index = data.pop("index")
     if index is not None:
         head += f" [{index}]"
-    if isinstance(event, (llmkit.Done, llmkit.Error)):
+    if isinstance(event, (llmkit.Done, llmkit.ErrorEvent)):
         data.pop("message")
         head += " " + summary(event.message)
     fields = " ".join(f"{k}={json_line(v)}" for k, v in data.items())

@@ -22,12 +22,11 @@ from . import _wire
 from ._clients import default_async_client, default_client
 from ._errors import InvalidRequestError, StreamError
 from ._json.scanner import loads
-from ._messages import Context
+from ._messages import Context, Message, as_context
 from ._models import Model
-from ._options import RequestOptions, check_options
+from ._options import Options, RequestOptions
 from ._request import finish
 from ._transport import (
-    Timeouts,
     TransportOptions,
     run_async,
     run_sync,
@@ -37,6 +36,8 @@ from ._transport import (
 from ._wire.contract import TokenCounter
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from typing_extensions import Unpack
 
 __all__ = ["acount_tokens", "count_request", "count_tokens"]
@@ -45,7 +46,7 @@ logger = logging.getLogger("llmkit")
 
 
 def count_request(
-    model: Model, context: Context, **options: Unpack[RequestOptions]
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
 ) -> tuple[httpx.Request, TransportOptions, Any, TokenCounter]:
     """The counting request (its diagnostics on ``extensions["llmkit.diagnostics"]``), the
     transport options, the caller's client (or ``None``) and the wire's counter.
@@ -60,22 +61,15 @@ def count_request(
             f"{model.api} has no token-counting endpoint; count_tokens works on "
             "anthropic-messages, openai-responses and gemini"
         )
-    body_opts, tr = check_options(options)
-    body, diagnostics = counter.count_body(model, context, body_opts)
+    opts = Options.check(options)
+    body, diagnostics = counter.count_body(model, as_context(context), opts)
     request, secret = finish(
-        model, body, diagnostics, tr, lambda base: counter.count_url(model, base), stream=False
+        model, body, diagnostics, opts, lambda base: counter.count_url(model, base), stream=False
     )
     for d in diagnostics:
         logger.debug("count_tokens: %s: %s", d.kind, d.message)
-    transport = TransportOptions(
-        timeouts=tr.get("timeout") or Timeouts(),
-        max_retries=tr.get("max_retries", 2),
-        max_retry_delay=tr.get("max_retry_delay", 60.0),
-        provider=model.provider,
-        secret=secret,
-        on_response=tr.get("on_response"),
-    )
-    return request, transport, tr.get("client"), counter
+    transport = opts.transport_options(model.provider, secret)
+    return request, transport, opts.client, counter
 
 
 def _count(counter: TokenCounter, body: bytes) -> int:
@@ -94,7 +88,9 @@ def _start(transport: TransportOptions) -> None:
     transport.deadline = None if total is None else time.monotonic() + total
 
 
-def count_tokens(model: Model, context: Context, **options: Unpack[RequestOptions]) -> int:
+def count_tokens(
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
+) -> int:
     """The number of input tokens ``context`` would use on ``model``, counted by the
     provider (Anthropic, OpenAI Responses and Gemini have an endpoint for it).
 
@@ -119,7 +115,9 @@ def count_tokens(model: Model, context: Context, **options: Unpack[RequestOption
         response.close()
 
 
-async def acount_tokens(model: Model, context: Context, **options: Unpack[RequestOptions]) -> int:
+async def acount_tokens(
+    model: Model, context: Context | str | Sequence[Message], **options: Unpack[RequestOptions]
+) -> int:
     """Async :func:`count_tokens` (``client`` is an ``httpx.AsyncClient``)."""
     request, transport, client, counter = count_request(model, context, **options)
     if client is not None and not isinstance(client, httpx.AsyncClient):

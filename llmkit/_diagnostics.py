@@ -20,6 +20,7 @@ DiagnosticKind = Literal[
     "tool_arguments_recovered",  # details.mode: "repaired" | "partial"
     "tool_arguments_invalid",
     "tool_arguments_duplicate",  # a repeated full payload was not appended (QUIRKS D5)
+    "tool_arguments_duplicate_keys",  # an object repeats a key: the last wins, call recovered
     "arguments_coerced",
     "arguments_extra_keys",  # keys the tool does not define: ignored (a model) or kept (a dict)
     # tool-call identity and grouping
@@ -40,6 +41,7 @@ DiagnosticKind = Literal[
     "event_malformed",
     "event_unknown",
     "usage_missing",
+    "invalid_unicode",  # lone surrogates replaced by U+FFFD
     # request side
     "option_unsupported",
     "schema_rewritten",

@@ -73,6 +73,12 @@ class DocumentPart(BaseModel):
                 "A DocumentPart with data or url is a PDF (application/pdf), "
                 f"not {self.media_type!r}"
             )
+        from ._messages import check_base64, check_part_url
+
+        if self.url is not None:
+            check_part_url("DocumentPart", self.url)
+        if self.data is not None:
+            check_base64("DocumentPart", self.data)
         return self
 
     @property

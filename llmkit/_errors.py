@@ -8,6 +8,7 @@
     ├── UnknownModelError            get_model found no such model (lists close matches)
     ├── MissingAPIKeyError           no key in the option or the environment variable it names
     ├── APIError                     the provider answered with an error
+    │   ├── BadRequestError          400 / 413 / 422 that nothing more specific describes
     │   ├── AuthenticationError      401
     │   ├── PermissionDeniedError    403
     │   ├── NotFoundError            404
@@ -24,9 +25,14 @@ when the failure came after the first response byte (``None`` before it). A fail
 stream started keeps its most specific class: an in-stream ``overloaded_error`` is an
 :class:`OverloadedError`, an idle or total timeout an :class:`APITimeoutError`, a rate limit a
 :class:`RateLimitError`; :class:`StreamError` is raised only when nothing more specific applies
-(the connection dropped, the stream was truncated or undecodable). The ``Error`` event of a
+(the connection dropped, the stream was truncated or undecodable). The ``ErrorEvent`` event of a
 stream carries exactly the exception ``complete()`` raises, so
 ``except llmkit.LLMError as e: e.partial`` works the same for every failure.
+
+``LLMError.retryable`` says whether sending the same request again later may succeed: 408,
+409, 429, 5xx and 529 answers (and their in-stream equivalents), connection failures, timeouts,
+a dropped or truncated stream. llmkit's own retries (before the first byte only) follow the
+same rule; after the first byte it is advice to the caller.
 
 ``httpx`` exceptions are translated in one place (the transport); no exception message, repr or
 ``args`` ever contains an API key.
@@ -44,6 +50,7 @@ __all__ = [
     "APIError",
     "APITimeoutError",
     "AuthenticationError",
+    "BadRequestError",
     "ContextLengthError",
     "InvalidRequestError",
     "LLMError",
@@ -77,6 +84,17 @@ class LLMError(Exception):
     def __init__(self, message: str = "", *args: object) -> None:
         super().__init__(message, *args)
         self.message: str = message
+
+    @property
+    def retryable(self) -> bool:
+        """Whether sending the same request again later may succeed.
+
+        ``True`` for 408, 409, 429, 5xx and 529 answers and their in-stream equivalents,
+        connection failures, timeouts, and a dropped or truncated stream; ``False`` for
+        everything the request itself causes (a bad request, a key, a context too long).
+        llmkit's own retries follow this rule, before the first response byte only.
+        """
+        return False
 
 
 class InvalidRequestError(LLMError):
@@ -136,7 +154,10 @@ class UnknownModelError(LLMError, LookupError):
 
     def __init__(self, provider: str, model_id: str, suggestions: list[str]) -> None:
         hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
-        super().__init__(f"Unknown model {provider}/{model_id}.{hint}")
+        if provider:
+            super().__init__(f"Unknown model {provider}/{model_id}.{hint}")
+        else:  # get_model("gpt-4o"): no provider
+            super().__init__(f"Unknown model {model_id!r}: name it as 'provider/id'.{hint}")
         self.provider = provider
         self.model_id = model_id
         self.suggestions = suggestions
@@ -163,7 +184,17 @@ class APIError(LLMError):
         request_id: The provider's request id header, when present.
         retry_after: Seconds the provider asked to wait, when it said.
         body: The parsed error body (provider JSON), for inspection. Never holds the key.
+        should_retry: The provider's own retry advice (``x-should-retry``; ``False`` for an
+            exhausted daily quota), which :attr:`retryable` follows when set.
     """
+
+    status: int | None
+    provider: str | None
+    code: str | None
+    request_id: str | None
+    retry_after: float | None
+    body: Any
+    should_retry: bool | None = None
 
     def __init__(
         self,
@@ -189,6 +220,24 @@ class APIError(LLMError):
             f"{type(self).__name__}({self.message!r}, status={self.status!r}, "
             f"provider={self.provider!r}, code={self.code!r})"
         )
+
+    @property
+    def retryable(self) -> bool:
+        """See :attr:`LLMError.retryable`: the provider's advice when it gave one, else the
+        status (408, 409, 429, 5xx, 529), else for an in-stream error its class."""
+        if self.should_retry is not None:
+            return self.should_retry
+        if self.status is not None:
+            return self.status in _RETRY_STATUSES or self.status >= 500
+        return isinstance(self, (RateLimitError, OverloadedError, ServerError))
+
+
+_RETRY_STATUSES = frozenset({408, 409, 429})
+
+
+class BadRequestError(APIError):
+    """400, 413 or 422 that no more specific class describes (a context too long is a
+    :class:`ContextLengthError`): the request itself is wrong; sending it again will not help."""
 
 
 class AuthenticationError(APIError):
@@ -224,6 +273,11 @@ class APIConnectionError(LLMError):
     first, then raised) or, for a timeout, while it streamed (``APITimeoutError``, with
     ``.partial``). A connection dropped mid-stream is a :class:`StreamError`."""
 
+    @property
+    def retryable(self) -> bool:
+        """Always ``True``: a connection failure or a timeout may not happen again."""
+        return True
+
 
 class APITimeoutError(APIConnectionError):
     """A timeout fired. ``phase`` says which: ``connect`` or ``first_byte`` (before the
@@ -241,6 +295,15 @@ class StreamError(LLMError):
     llmkit itself failed: then ``__cause__`` is the bug). ``.partial`` is the message so far;
     the underlying exception, if any, is ``__cause__``."""
 
-    def __init__(self, message: str, *, partial: AssistantMessage | None = None) -> None:
+    def __init__(
+        self, message: str, *, partial: AssistantMessage | None = None, retryable: bool = True
+    ) -> None:
         super().__init__(message)
         self.partial = partial
+        self._retryable = retryable
+
+    @property
+    def retryable(self) -> bool:
+        """``True`` for a dropped, truncated or garbled stream; ``False`` when the caller closed
+        it or llmkit itself failed."""
+        return self._retryable

@@ -5,9 +5,9 @@ Events are immutable slotted dataclasses (cheap to build on the hot path) with a
 the others have ``index = None``. Every stream is::
 
     Start, (DiagnosticEvent)*, then per block: XStart, XDelta*, XEnd (blocks may interleave),
-    UsageEvent*, DiagnosticEvent*, and exactly one terminal Done or Error.
+    UsageEvent*, DiagnosticEvent*, and exactly one terminal Done or ErrorEvent.
 
-``Error`` ends the stream exactly when ``message.stop_reason`` is ``"error"`` or ``"aborted"``;
+``ErrorEvent`` ends the stream exactly when ``message.stop_reason`` is ``"error"`` or ``"aborted"``;
 its ``message`` is the partial message, valid to append to the transcript.
 """
 
@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol, Union, cast
 
 from ._diagnostics import Diagnostic
+from ._errors import LLMError
 from ._messages import AssistantMessage, ToolCall, Usage
 
 __all__ = [
     "DiagnosticEvent",
     "Done",
-    "Error",
+    "ErrorEvent",
     "Event",
     "Start",
     "TextDelta",
@@ -299,14 +300,16 @@ class Done:
 
 
 @dataclass(frozen=True, slots=True)
-class Error:
+class ErrorEvent:
     """The stream ended in failure (``stop_reason`` ``"error"`` or ``"aborted"``).
 
-    ``message`` is the partial message (transcript-valid); ``error`` the typed exception.
+    ``message`` is the partial message (transcript-valid); ``error`` the typed exception,
+    exactly what ``complete()`` would raise. (Named ``ErrorEvent``, not ``Error``, so that it
+    does not read as an exception class.)
     """
 
     message: AssistantMessage
-    error: Exception
+    error: LLMError
     type: Literal["error"] = "error"
     index: None = None
 
@@ -325,5 +328,5 @@ Event = Union[
     DiagnosticEvent,
     UsageEvent,
     Done,
-    Error,
+    ErrorEvent,
 ]

@@ -8,6 +8,7 @@ across processes and versions. Message unions are discriminated by ``role``, par
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
@@ -16,9 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ._diagnostics import Diagnostic
 from ._documents import CachePoint, DocumentPart, to_document_part
-from ._errors import ToolDefinitionError
+from ._errors import InvalidRequestError, ToolDefinitionError
 from ._tools.definition import Tool
-from ._tools.provider import AnyTool
+from ._tools.provider import AnyTool, ProviderTool
 
 __all__ = [
     "AssistantMessage",
@@ -54,6 +55,24 @@ class TextPart(BaseModel):
     text: str
 
 
+_URL_SCHEMES = ("http://", "https://", "s3://", "gs://")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}\Z")
+
+
+def check_part_url(what: str, url: str) -> None:
+    """A part's URL is one a provider fetches (http(s), or a bucket: s3://, gs://); never a
+    local file, a script or an inline page (``file:``, ``javascript:``, ``data:text/html``)."""
+    if not url.lower().startswith(_URL_SCHEMES):
+        scheme = url.split(":", 1)[0][:20] if ":" in url else "no scheme"
+        raise ValueError(f"{what} url must be http(s):// (or s3://, gs://), not {scheme!r}")
+
+
+def check_base64(what: str, data: str) -> None:
+    """``data`` is strict base64 (no ``data:`` prefix, no line breaks)."""
+    if len(data) % 4 or not _BASE64.match(data):
+        raise ValueError(f"{what} data is not base64 (no data: prefix, no line breaks)")
+
+
 class ImagePart(BaseModel):
     """An image, inline (base64 ``data``) or by ``url``; exactly one of the two is set.
 
@@ -77,6 +96,12 @@ class ImagePart(BaseModel):
             raise ValueError("ImagePart needs exactly one of data or url")
         if self.data is not None and not self.media_type:
             raise ValueError("ImagePart with data needs a media_type")
+        if self.media_type is not None and not self.media_type.lower().startswith("image/"):
+            raise ValueError(f"ImagePart needs an image/* media_type, not {self.media_type!r}")
+        if self.url is not None:
+            check_part_url("ImagePart", self.url)
+        if self.data is not None:
+            check_base64("ImagePart", self.data)
         return self
 
 
@@ -171,6 +196,16 @@ class UserMessage(BaseModel):
     role: Literal["user"] = "user"
     content: list[UserPart]
 
+    if TYPE_CHECKING:
+        # What a type checker and the reference see of the constructor: ``content`` as a
+        # string or any sequence of parts (pydantic makes it a list).
+        def __init__(
+            self,
+            *,
+            content: str | Sequence[TextPart | ImagePart | DocumentPart | CachePoint],
+            role: Literal["user"] = "user",
+        ) -> None: ...
+
     _coerce = field_validator("content", mode="before")(_text_to_parts)
 
     @property
@@ -212,6 +247,26 @@ class AssistantMessage(BaseModel):
     response_id: str | None = None
     error: str | None = None
     provider_data: dict[str, Any] | None = None
+
+    if TYPE_CHECKING:
+        # What a type checker and the reference see of the constructor (pydantic makes
+        # ``content`` and ``diagnostics`` lists).
+        def __init__(
+            self,
+            *,
+            content: str | Sequence[TextPart | ThinkingPart | ToolCall] = (),
+            stop_reason: StopReason = "stop",
+            raw_stop_reason: str | None = None,
+            usage: Usage = ...,
+            diagnostics: Sequence[Diagnostic] = (),
+            provider: str | None = None,
+            api: str | None = None,
+            model: str | None = None,
+            response_id: str | None = None,
+            error: str | None = None,
+            provider_data: dict[str, Any] | None = None,
+            role: Literal["assistant"] = "assistant",
+        ) -> None: ...
 
     _coerce = field_validator("content", mode="before")(_text_to_parts)
 
@@ -278,7 +333,7 @@ class Context(BaseModel):
 
     system: str | None = None
     messages: list[Message] = Field(default_factory=list)
-    tools: list[AnyTool] = Field(default_factory=list)
+    tools: list[AnyTool] = Field(default_factory=list)  # Tool | ProviderTool
 
     model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, validate_assignment=True)
 
@@ -291,7 +346,7 @@ class Context(BaseModel):
             *,
             system: str | None = None,
             messages: Sequence[Message] = (),
-            tools: Sequence[AnyTool] = (),
+            tools: Sequence[Tool[Any] | ProviderTool] = (),
         ) -> None: ...
 
     @model_validator(mode="after")
@@ -385,4 +440,28 @@ def tool_result(
     parts.extend(to_document_part(d) for d in documents)
     return ToolResultMessage(
         tool_call_id=call.id, tool_name=call.name, content=parts, is_error=is_error
+    )
+
+
+def as_context(context: object) -> Context:
+    """``context`` as a :class:`Context`.
+
+    Raises:
+        InvalidRequestError: anything else, naming ``context`` (before anything is sent).
+    """
+    if isinstance(context, Context):
+        return context
+    if isinstance(context, str):
+        return Context(messages=[user(context)])
+    if isinstance(context, Sequence) and not isinstance(context, (bytes, bytearray)):
+        for i, item in enumerate(context):
+            if not isinstance(item, (UserMessage, AssistantMessage, ToolResultMessage)):
+                raise InvalidRequestError(
+                    f"context[{i}] is a {type(item).__name__}, not a message: a sequence given "
+                    "as context holds UserMessage, AssistantMessage or ToolResultMessage items"
+                )
+        return Context(messages=list(context))
+    raise InvalidRequestError(
+        "context must be an llmkit.Context, a str or a sequence of messages "
+        f"(got {type(context).__name__})"
     )

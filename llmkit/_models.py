@@ -11,12 +11,12 @@ from __future__ import annotations
 import functools
 import json
 import os
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ._errors import UnknownModelError
+from ._errors import InvalidRequestError, UnknownModelError
 from ._messages import Usage
 from ._quirk_flags import AnthropicCompat, OpenAIChatCompat
 
@@ -88,10 +88,16 @@ class Model(BaseModel):
         llmkit.Model(provider="vllm", id="qwen3", api="openai-chat",
                      base_url="http://127.0.0.1:8000/v1")
 
+    For a provider llmkit knows, ``Model(provider="openai", id="gpt-5.2")`` is enough: ``api``,
+    ``base_url``, ``api_key_env`` and the compat flags come from the provider (``api``: the
+    wire its catalogue models use; for a provider with several, the one its docs name as the
+    default). A provider llmkit does not know needs ``api``.
+
     Attributes:
         provider: Provider name (``openai``, ``anthropic``, ``vllm``, …).
         id: The model id sent to the provider.
-        api: The wire API.
+        api: The wire API; defaults from the provider (required for a provider llmkit does
+            not know).
         base_url: API root (``https://api.openai.com/v1``); defaults from the provider profile.
         api_key_env: Environment variable holding the key; defaults from the provider profile.
             ``None`` with ``api_key_required=False`` for local servers that need no key.
@@ -135,7 +141,7 @@ class Model(BaseModel):
 
     provider: str
     id: str
-    api: Api
+    api: Api = Field(default=cast("Api", None))  # None only until the provider fills it in
     base_url: str = ""
     api_key_env: str | None = None
     api_key_required: bool = True
@@ -159,6 +165,8 @@ class Model(BaseModel):
     def _profile_defaults(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
+        if data.get("api") is None and isinstance(data.get("provider"), str):
+            data = {**data, "api": _default_api(data["provider"])}
         profile = _providers().get(str(data.get("provider", "")))
         if profile is None:
             profile = _profile_for_url(str(data.get("base_url") or ""))
@@ -211,6 +219,43 @@ class Model(BaseModel):
         if c.input is None and c.output is None:
             return None  # no prices at all: nothing is known, not even "free"
         return total / 1_000_000
+
+
+# Providers whose catalogue models use several wires: the wire their docs name as the default
+# (OpenAI: "we recommend the Responses API for all new projects",
+# https://platform.openai.com/docs/guides/migrate-to-responses).
+_DOCUMENTED_DEFAULT_API: dict[str, Api] = {"openai": "openai-responses"}
+
+
+@functools.lru_cache(maxsize=1)
+def _catalogue_apis() -> dict[str, dict[Api, int]]:
+    """For each provider of the catalogue, how many of its models use each wire."""
+    apis: dict[str, dict[Api, int]] = {}
+    for (provider, _), entry in _catalogue_entries().items():
+        counts = apis.setdefault(provider, {})
+        counts[entry["api"]] = counts.get(entry["api"], 0) + 1
+    return apis
+
+
+def _default_api(provider: str) -> Api:
+    """The wire a ``Model(provider=...)`` without ``api`` uses.
+
+    Raises:
+        InvalidRequestError: llmkit knows no wire for this provider; it lists the providers
+            whose wire it knows.
+    """
+    if provider in _DOCUMENTED_DEFAULT_API:
+        return _DOCUMENTED_DEFAULT_API[provider]
+    counts = _catalogue_apis().get(provider)
+    if counts:
+        return max(sorted(counts), key=lambda api: counts[api])
+    known = ", ".join(sorted(_catalogue_apis()))
+    raise InvalidRequestError(
+        f"Model(provider={provider!r}) needs api=...: llmkit does not know which wire API "
+        f"{provider!r} speaks. Providers it knows: {known}. For another server, pass api= "
+        "(openai-chat, openai-responses, anthropic-messages, gemini or bedrock-converse) "
+        "and base_url="
+    )
 
 
 _compat_of_profile: dict[int, tuple[dict[str, Any], OpenAIChatCompat]] = {}
@@ -306,12 +351,18 @@ def _all() -> dict[tuple[str, str], Model]:
     return {**_catalogue(), **_registered}
 
 
-def get_model(provider: str, id: str) -> Model:
-    """The catalogue entry for ``provider``/``id``.
+def get_model(provider: str, id: str | None = None) -> Model:
+    """The catalogue entry for ``provider``/``id``: ``get_model("openai", "gpt-4.1-mini")`` or
+    ``get_model("openai/gpt-4.1-mini")`` (split at the first ``/``, as the command line
+    writes it; ``get_model("openrouter/openai/gpt-4o")`` is OpenRouter's ``openai/gpt-4o``).
 
     Raises:
         UnknownModelError: no such model; ``suggestions`` lists close matches.
     """
+    if id is None:
+        provider, slash, id = provider.partition("/")
+        if not slash:
+            provider, id = "", provider
     model = _registered.get((provider, id))
     if model is None:
         model = _catalogue_model((provider, id))

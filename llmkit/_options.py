@@ -1,21 +1,31 @@
-"""The caller's options: :class:`RequestOptions`, one typed dict of every option a call takes,
-and :func:`check_options`, which validates each value before anything is sent.
+"""The caller's options, modelled once.
 
-Every call and seam takes ``**options: Unpack[RequestOptions]``, so a type checker flags a
-misspelt option or a wrong type and ``help()`` lists them; at run time a bad value raises
-:class:`~llmkit.InvalidRequestError` naming the option and what it accepts — never a retry,
-never a connection error.
+- :class:`RequestOptions`: the public typed dict of every option a call takes. Every call and
+  seam takes ``**options: Unpack[RequestOptions]``, so a type checker flags a misspelt option
+  or a wrong type and ``help()`` lists them (each option's documentation lives there).
+- :class:`Options`: the same options checked, the one internal object every call
+  (``complete``, ``stream``, their async forms, ``count_tokens``) and seam
+  (``build_request``) works from. Each option is one field saying how its value is checked,
+  whether it shapes the body or the transport, and whether it acts only when llmkit sends
+  (:data:`SEND_ONLY`); the transport defaults are applied in one place
+  (:meth:`Options.transport_options`); :meth:`Options.merged` puts a call's options over a
+  client's defaults.
+
+A bad value raises :class:`~llmkit.InvalidRequestError` naming the option and what it accepts —
+never a retry, never a connection error.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from ._checks import check_headers, check_schema, check_seconds
 from ._errors import InvalidRequestError
-from ._wire.contract import Options
+from ._sse import DEFAULT_MAX_EVENT_SIZE
 
 if TYPE_CHECKING:
     import httpx
@@ -23,14 +33,18 @@ if TYPE_CHECKING:
 
     # Imported where a timeout is checked: the transport (retries, logging, error mapping) is
     # not needed to build a request, and build_request never loads it.
-    from ._transport import Timeouts
+    from ._transport import Timeouts, TransportOptions
 
 __all__ = [
+    "BODY_OPTIONS",
     "CACHE_LEVELS",
+    "DEFAULT_MAX_RETRIES",
+    "DEFAULT_MAX_RETRY_DELAY",
     "REASONING_LEVELS",
+    "SEND_ONLY",
+    "Options",
     "RequestOptions",
-    "TransportSettings",
-    "check_options",
+    "unknown_options",
 ]
 
 Reasoning = Literal["off", "minimal", "low", "medium", "high"]
@@ -144,25 +158,12 @@ class RequestOptions(TypedDict, total=False):
     """The largest single stream event accepted, in bytes (>= 1; default 16 MiB): memory per
     event is bounded; a larger one ends the stream with a ``StreamError``."""
 
-
-class TransportSettings(TypedDict, total=False):
-    """The checked options that are not part of the body."""
-
-    api_key: str
-    base_url: str
-    headers: Mapping[str, str]
-    region: str
-    timeout: Timeouts
-    max_retries: int
-    max_retry_delay: float
-    client: httpx.Client | httpx.AsyncClient
-    on_request: Callable[[dict[str, Any]], dict[str, Any] | None]
-    on_response: Callable[[httpx.Response], object | Awaitable[object]]
-    max_event_size: int
+    telemetry: bool
+    """``False``: no OpenTelemetry span or metric for this call (with ``opentelemetry-api``
+    installed, every call makes them by default; see docs/observability.md)."""
 
 
-_BODY = frozenset(Options.__dataclass_fields__)
-_KNOWN = frozenset(RequestOptions.__annotations__)
+# -- checks: each takes the option's name and value, returns the value to keep -------------------
 
 
 def _refuse(name: str, value: Any, accepted: str) -> InvalidRequestError:
@@ -180,134 +181,291 @@ def _integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_range(name: str, value: Any, low: float, high: float) -> None:
-    if not (_number(value) and low <= value <= high):
-        raise _refuse(name, value, f"a number from {low:g} to {high:g}")
+def _int_from(low: int, what: str = "an integer") -> Check:
+    def check(name: str, value: Any) -> Any:
+        if not (_integer(value) and value >= low):
+            raise _refuse(name, value, f"{what} >= {low}")
+        return value
+
+    return check
 
 
-def _check_stop(value: Any) -> list[str] | None:
+def _number_from(low: float, high: float | None = None, what: str = "a number") -> Check:
+    def check(name: str, value: Any) -> Any:
+        if not (_number(value) and low <= value and (high is None or value <= high)):
+            accepted = f"{what} >= {low:g}" if high is None else f"{what} from {low:g} to {high:g}"
+            raise _refuse(name, value, accepted)
+        return value
+
+    return check
+
+
+def _one_of(levels: tuple[str, ...]) -> Check:
+    def check(name: str, value: Any) -> Any:
+        if value not in levels:
+            raise _refuse(name, value, "one of " + ", ".join(map(repr, levels)))
+        return value
+
+    return check
+
+
+def _flag(name: str, value: Any) -> Any:
+    if not isinstance(value, bool):
+        raise _refuse(name, value, "True or False")
+    return value
+
+
+def _text(name: str, value: Any) -> Any:
+    if not (isinstance(value, str) and value):
+        raise _refuse(name, value, "a non-empty string")
+    return value
+
+
+def _callable(name: str, value: Any) -> Any:
+    if not callable(value):
+        raise _refuse(name, value, "a callable")
+    return value
+
+
+def _anything(name: str, value: Any) -> Any:
+    # client: the call that uses it checks its class (a sync call needs an httpx.Client, an
+    # async one an httpx.AsyncClient).
+    return value
+
+
+def _check_stop(name: str, value: Any) -> list[str] | None:
     stops = [value] if isinstance(value, str) else value
     if not (isinstance(stops, list) and all(isinstance(s, str) and s for s in stops)):
-        raise _refuse("stop", value, "a non-empty string or a list of non-empty strings")
+        raise _refuse(name, value, "a non-empty string or a list of non-empty strings")
     return list(stops) or None  # [] is no stop sequence at all
 
 
-def _check_tool_choice(value: Any) -> None:
+def _check_tool_choice(name: str, value: Any) -> Any:
     if value in ("auto", "none", "required"):
-        return
+        return value
     if isinstance(value, dict) and set(value) == {"name"} and isinstance(value["name"], str):
-        return
-    raise _refuse("tool_choice", value, "'auto', 'none', 'required' or {'name': <tool name>}")
+        return value
+    raise _refuse(name, value, "'auto', 'none', 'required' or {'name': <tool name>}")
 
 
-def _check_response_format(value: Any) -> None:
+def _check_response_format(name: str, value: Any) -> Any:
     from pydantic import BaseModel
 
-    if isinstance(value, dict) or (isinstance(value, type) and issubclass(value, BaseModel)):
-        return
-    raise _refuse("response_format", value, "a pydantic model class or a JSON Schema dict")
+    if isinstance(value, dict):
+        check_schema(name, value)
+        return value
+    if isinstance(value, type) and issubclass(value, BaseModel):
+        return value
+    raise _refuse(name, value, "a pydantic model class or a JSON Schema dict")
 
 
-def _check_timeout(value: Any) -> Timeouts:
+def _check_provider_options(name: str, value: Any) -> Any:
+    if not isinstance(value, dict):
+        raise _refuse(name, value, "a dict of body fields")
+    return value
+
+
+def _check_api_key(name: str, value: Any) -> Any:
+    if not (isinstance(value, str) and value):
+        raise _refuse(name, "<hidden>", "a non-empty string")  # never echo a key
+    return value
+
+
+def _check_base_url(name: str, value: Any) -> Any:
+    if not (isinstance(value, str) and value.startswith(("http://", "https://"))):
+        raise _refuse(name, value, "an http:// or https:// URL")
+    return value
+
+
+def _check_headers(name: str, value: Any) -> Any:
+    if not (
+        isinstance(value, Mapping)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+    ):
+        raise _refuse(name, "<headers>", "a mapping of header names to string values")
+    check_headers(value)
+    return value
+
+
+def _check_region(name: str, value: Any) -> Any:
+    if not (isinstance(value, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]*", value)):
+        raise _refuse(name, value, "a region name such as 'us-east-1' or 'us-central1'")
+    return value
+
+
+def _check_timeout(name: str, value: Any) -> Timeouts:
     from ._transport import Timeouts
 
     if isinstance(value, Timeouts):
         for phase in ("connect", "first_byte", "idle", "total"):
             seconds = getattr(value, phase)
             if seconds is not None and not (_number(seconds) and seconds > 0):
-                raise _refuse(f"timeout.{phase}", seconds, "a number of seconds > 0, or None")
+                raise _refuse(f"{name}.{phase}", seconds, "a number of seconds > 0, or None")
+            if seconds is not None:
+                check_seconds(f"{name}.{phase}", seconds)
         return value
     if _number(value) and value > 0:
-        return Timeouts.of(float(value))
-    raise _refuse("timeout", value, "a number of seconds > 0 or an llmkit.Timeouts")
+        return Timeouts.of(check_seconds(name, value))
+    raise _refuse(name, value, "a number of seconds > 0 or an llmkit.Timeouts")
 
 
-def _check_body(name: str, value: Any) -> Any:
-    if name == "max_tokens":
-        if not (_integer(value) and value >= 1):
-            raise _refuse(name, value, "an integer >= 1")
-    elif name == "temperature":
-        _check_range(name, value, 0, 2)
-    elif name == "top_p":
-        _check_range(name, value, 0, 1)
-    elif name == "stop":
-        return _check_stop(value)
-    elif name == "tool_choice":
-        _check_tool_choice(value)
-    elif name == "parallel_tool_calls":
-        if not isinstance(value, bool):
-            raise _refuse(name, value, "True or False")
-    elif name == "reasoning":
-        if value not in REASONING_LEVELS:
-            raise _refuse(name, value, "one of " + ", ".join(map(repr, REASONING_LEVELS)))
-    elif name == "response_format":
-        _check_response_format(value)
-    elif name == "provider_options" and not isinstance(value, dict):
-        raise _refuse(name, value, "a dict of body fields")
-    elif name == "cache" and value not in CACHE_LEVELS:
-        raise _refuse(name, value, "one of " + ", ".join(map(repr, CACHE_LEVELS)))
-    elif name == "cache_key" and not (isinstance(value, str) and value):
-        raise _refuse(name, value, "a non-empty string")
-    elif name == "stream_tool_arguments" and not isinstance(value, bool):
-        raise _refuse(name, value, "True or False")
-    return value
+# -- the one options object -------------------------------------------------------------------
+
+Check = Callable[[str, Any], Any]
+
+BODY = "body"
+TRANSPORT = "transport"
+
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_MAX_RETRY_DELAY = 60.0
 
 
-def _check_transport(name: str, value: Any) -> Any:
-    if name == "api_key":
-        if not (isinstance(value, str) and value):
-            raise _refuse(name, "<hidden>", "a non-empty string")  # never echo a key
-    elif name == "base_url":
-        if not (isinstance(value, str) and value.startswith(("http://", "https://"))):
-            raise _refuse(name, value, "an http:// or https:// URL")
-    elif name == "headers":
-        if not (
-            isinstance(value, Mapping)
-            and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
-        ):
-            raise _refuse(name, "<headers>", "a mapping of header names to string values")
-    elif name == "region":
-        if not (isinstance(value, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]*", value)):
-            raise _refuse(name, value, "a region name such as 'us-east-1' or 'us-central1'")
-    elif name == "timeout":
-        return _check_timeout(value)
-    elif name == "max_retries":
-        if not (_integer(value) and value >= 0):
-            raise _refuse(name, value, "an integer >= 0")
-    elif name == "max_retry_delay":
-        if not (_number(value) and value >= 0):
-            raise _refuse(name, value, "a number of seconds >= 0")
-    elif name == "max_event_size":
-        if not (_integer(value) and value >= 1):
-            raise _refuse(name, value, "an integer number of bytes >= 1")
-    elif name in ("on_request", "on_response") and not callable(value):
-        raise _refuse(name, value, "a callable")
-    return value
+def _option(check: Check, part: str, *, send_only: bool = False) -> Any:
+    """One option's field: ``None`` (not given) by default, with how its value is checked,
+    which view it belongs to (``body``: a wire maps it into the JSON body; ``transport``: how
+    the request is addressed, authenticated and sent) and whether it acts only when llmkit
+    sends the request (``send_only``: ``build_request`` refuses it)."""
+    return field(default=None, metadata={"check": check, "part": part, "send_only": send_only})
 
 
-def check_options(options: Mapping[str, Any]) -> tuple[Options, TransportSettings]:
-    """The body options and the transport settings, every value checked.
+# The fields below are made by _option, which returns a dataclasses.field (RUF009 sees a call).
+# ruff: noqa: RUF009
 
-    ``None`` means "not given" for every option. ``client`` is checked by the call that uses
-    it (a sync call needs an ``httpx.Client``, an async one an ``httpx.AsyncClient``).
 
-    Raises:
-        InvalidRequestError: an unknown option, or a value of the wrong type or out of range.
+@dataclass(frozen=True)
+class Options:
+    """The options of one call, checked: the one model of them behind every call and seam.
+
+    Made by :meth:`check` from the caller's :class:`RequestOptions`; each field is ``None``
+    when the option was not given (a wire reads the body view's fields directly; the transport
+    defaults are applied in one place, :meth:`transport_options`). A :class:`~llmkit.Client`
+    holding defaults combines them with a call's options by :meth:`merged`.
     """
-    unknown = set(options) - _KNOWN
-    if unknown:
-        raise InvalidRequestError(
-            f"Unknown option(s): {', '.join(sorted(unknown))}. Known options: "
-            f"{', '.join(sorted(_KNOWN))}; use provider_options={{...}} for provider-specific "
-            "body fields."
+
+    # -- the body view: what a wire maps into the JSON body
+    max_tokens: int | None = _option(_int_from(1), BODY)
+    temperature: float | None = _option(_number_from(0, 2), BODY)
+    top_p: float | None = _option(_number_from(0, 1), BODY)
+    stop: list[str] | None = _option(_check_stop, BODY)
+    tool_choice: str | dict[str, Any] | None = _option(_check_tool_choice, BODY)
+    parallel_tool_calls: bool | None = _option(_flag, BODY)
+    reasoning: str | None = _option(_one_of(REASONING_LEVELS), BODY)
+    response_format: Any = _option(_check_response_format, BODY)
+    cache: str | None = _option(_one_of(CACHE_LEVELS), BODY)
+    cache_key: str | None = _option(_text, BODY)
+    stream_tool_arguments: bool | None = _option(_flag, BODY)
+    provider_options: dict[str, Any] | None = _option(_check_provider_options, BODY)
+    # -- the transport view: where and how the request goes
+    api_key: str | None = _option(_check_api_key, TRANSPORT)
+    base_url: str | None = _option(_check_base_url, TRANSPORT)
+    headers: Mapping[str, str] | None = _option(_check_headers, TRANSPORT)
+    region: str | None = _option(_check_region, TRANSPORT)
+    on_request: Callable[[dict[str, Any]], dict[str, Any] | None] | None = _option(
+        _callable, TRANSPORT
+    )
+    timeout: Timeouts | None = _option(_check_timeout, TRANSPORT, send_only=True)
+    max_retries: int | None = _option(_int_from(0), TRANSPORT, send_only=True)
+    max_retry_delay: float | None = _option(
+        _number_from(0, what="a number of seconds"), TRANSPORT, send_only=True
+    )
+    client: httpx.Client | httpx.AsyncClient | None = _option(_anything, TRANSPORT, send_only=True)
+    on_response: Callable[[httpx.Response], object | Awaitable[object]] | None = _option(
+        _callable, TRANSPORT, send_only=True
+    )
+    max_event_size: int | None = _option(
+        _int_from(1, "an integer number of bytes"), TRANSPORT, send_only=True
+    )
+    telemetry: bool | None = _option(_flag, TRANSPORT, send_only=True)
+
+    @classmethod
+    def check(cls, options: Mapping[str, Any]) -> Options:
+        """The options, every value checked (``None`` means "not given" for every option).
+
+        Raises:
+            InvalidRequestError: an unknown option (the closest known one suggested), or a
+                value of the wrong type or out of range, naming the option.
+        """
+        checked: dict[str, Any] = {}
+        for name, value in options.items():
+            f = _FIELDS.get(name)
+            if f is None:
+                raise unknown_options(set(options) - set(_FIELDS), _FIELDS)
+            if value is not None:
+                checked[name] = f.metadata["check"](name, value)
+        return cls(**checked)
+
+    def given(self) -> dict[str, Any]:
+        """The options given (checked values), as :class:`RequestOptions` keys."""
+        return {name: v for name in _FIELDS if (v := getattr(self, name)) is not None}
+
+    def merged(self, call: Options) -> Options:
+        """These options as defaults, with ``call``'s on top: an option the call gives replaces
+        the default, except ``headers``, which merge (names compared case-insensitively, the
+        call's value winning per name)."""
+        values = {**self.given(), **call.given()}
+        if self.headers is not None and call.headers is not None:
+            taken = {name.lower() for name in call.headers}
+            values["headers"] = {
+                **{k: v for k, v in self.headers.items() if k.lower() not in taken},
+                **call.headers,
+            }
+        return Options(**values)
+
+    def send_only(self) -> list[str]:
+        """The options given that act only when llmkit sends the request (``timeout``,
+        ``max_retries``, ``client``, ...): ``build_request``, which sends nothing, refuses them."""
+        return [name for name in SEND_ONLY if getattr(self, name) is not None]
+
+    def transport_options(self, provider: str | None, secret: str | None) -> TransportOptions:
+        """The transport view, defaults applied: what sending needs besides the request."""
+        from ._transport import Timeouts, TransportOptions
+
+        return TransportOptions(
+            timeouts=self.timeout if self.timeout is not None else Timeouts(),
+            max_retries=DEFAULT_MAX_RETRIES if self.max_retries is None else self.max_retries,
+            max_retry_delay=(
+                DEFAULT_MAX_RETRY_DELAY if self.max_retry_delay is None else self.max_retry_delay
+            ),
+            provider=provider,
+            secret=secret,
+            on_response=self.on_response,
+            max_body=self.event_size_limit,
         )
-    body: dict[str, Any] = {}
-    transport: dict[str, Any] = {}
-    for name, value in options.items():
-        if value is None:
-            continue
-        if name in _BODY:
-            body[name] = _check_body(name, value)
-        else:
-            transport[name] = _check_transport(name, value)
-    return Options(**body), TransportSettings(**transport)  # type: ignore[typeddict-item]
+
+    @property
+    def event_size_limit(self) -> int:
+        """``max_event_size``, or its default."""
+        return DEFAULT_MAX_EVENT_SIZE if self.max_event_size is None else self.max_event_size
+
+    def __repr__(self) -> str:
+        # Never a key, nor a header's value (a credential may travel in any header).
+        shown = []
+        for name, value in self.given().items():
+            if name == "api_key":
+                value = "<hidden>"
+            elif name == "headers":
+                value = dict.fromkeys(value, "<hidden>")
+            shown.append(f"{name}={value!r}")
+        return f"Options({', '.join(shown)})"
+
+
+_FIELDS: dict[str, Any] = {f.name: f for f in fields(Options)}
+BODY_OPTIONS = frozenset(n for n, f in _FIELDS.items() if f.metadata["part"] == BODY)
+SEND_ONLY: tuple[str, ...] = tuple(n for n, f in _FIELDS.items() if f.metadata["send_only"])
+"""The options that act only when llmkit sends (docs/design.md §6, "Seams for frameworks")."""
+
+
+def unknown_options(unknown: Iterable[str], known: Iterable[str]) -> InvalidRequestError:
+    """The error for misspelt or unknown options: the closest known name first ("did you
+    mean ...?"), then every known one."""
+    import difflib  # only for this error: building a request never loads it
+
+    names = sorted(known)
+    hints = []
+    for name in sorted(unknown):
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+        hints.append(f"{name} (did you mean {close[0]}?)" if close else name)
+    return InvalidRequestError(
+        f"Unknown option(s): {', '.join(hints)}. Known options: {', '.join(names)}; use "
+        "provider_options={...} for provider-specific body fields."
+    )

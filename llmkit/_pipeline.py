@@ -8,7 +8,7 @@ trailing ``[DONE]`` included (QUIRKS A4); the end of the bytes without a termina
 is ``stream_truncated``; bytes that cannot be framed (an event larger than the size bound, an
 event-stream frame with a bad checksum or cut short) end the stream with a ``StreamError``.
 Nothing here catches an exception of llmkit's own code: a decoder or the assembler raising is a
-bug, and it propagates (``parse_stream`` raises it; the streams end with an ``Error`` that has
+bug, and it propagates (``parse_stream`` raises it; the streams end with an ``ErrorEvent`` that has
 it as ``__cause__``).
 """
 
@@ -128,7 +128,7 @@ class Pipeline:
         return self.asm.message
 
     def fail(self, error: Exception) -> list[Event]:
-        """End with ``Error`` (a transport failure, a timeout, llmkit's own bug)."""
+        """End with ``ErrorEvent`` (a transport failure, a timeout, llmkit's own bug)."""
         self.asm.fail(error)
         return self.drain()
 

@@ -6,13 +6,19 @@ The policy is written once, as a generator (:func:`send_plan`) that yields the I
 
 Rules (docs/design.md §4, QUIRKS I1-I4):
 
-- retries happen only before the first response byte: on connection errors, connect and
-  first-byte timeouts, and on 408/409/429/5xx/529 — never once a stream has started;
+- retries happen only before the first response byte, for the errors whose
+  :attr:`~llmkit.LLMError.retryable` is true (connection errors, connect and first-byte
+  timeouts, 408/409/429/5xx/529 unless ``x-should-retry: false``) — never once a stream has
+  started;
 - the delay honours ``x-should-retry``, ``retry-after-ms``, ``retry-after`` (seconds or an
   HTTP date) and Gemini ``RetryInfo``; a requested wait beyond ``max_retry_delay`` is not
   slept through: the typed error is raised at once with ``retry_after`` set;
 - timeouts have four phases: ``connect``, ``first_byte`` (waiting for the response head),
   ``idle`` (between body reads) and ``total`` (a deadline for the whole call);
+- a redirect is followed only when the client says so (``follow_redirects=True``), by this
+  plan rather than httpx, and only a 307/308 (the method and body kept): to another origin
+  without any credential header, since httpx would strip only ``Authorization``; a redirect
+  not followed is an :class:`APIError`, never a success;
 - no exception, log line or repr ever contains the API key.
 """
 
@@ -30,24 +36,39 @@ from typing import Any, cast
 
 import httpx
 
-from ._classify import classify, is_daily_quota
+from ._classify import http_error
 from ._errors import (
     APIConnectionError,
     APIError,
     APITimeoutError,
     InvalidRequestError,
     LLMError,
-    RateLimitError,
     StreamError,
     TimeoutPhase,
 )
+from ._inflate import BodyReader, coding
+from ._options import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_DELAY
 from ._redact import redact
+from ._sse import DEFAULT_MAX_EVENT_SIZE
 
 __all__ = ["Timeouts", "TransportOptions", "map_stream_exception", "run_async", "run_sync"]
 
 logger = logging.getLogger("llmkit")
 
-RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+# Headers that carry a credential: none of them goes to another origin on a redirect.
+CREDENTIAL_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "x-api-key",
+        "api-key",
+        "x-goog-api-key",
+        "x-amz-security-token",
+        "x-amz-date",
+        "x-amz-content-sha256",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -86,12 +107,15 @@ class TransportOptions:
     """Everything the transport needs besides the request."""
 
     timeouts: Timeouts
-    max_retries: int = 2
-    max_retry_delay: float = 60.0
+    max_retries: int = DEFAULT_MAX_RETRIES
+    max_retry_delay: float = DEFAULT_MAX_RETRY_DELAY
     provider: str | None = None
     secret: str | None = None  # the API key, only ever used to redact it
     deadline: float | None = None  # monotonic time when ``total`` runs out
     on_response: Callable[[httpx.Response], object] | None = None  # the caller's hook
+    max_body: int = DEFAULT_MAX_EVENT_SIZE  # decoded bytes of an error body kept (the rest unread)
+    follow_redirects: bool = False  # the client's own setting (the plan follows, not httpx)
+    max_redirects: int = 20
 
     def remaining(self) -> float | None:
         """Seconds left before the total deadline."""
@@ -107,9 +131,10 @@ class Send:
 
 @dataclass
 class Read:
-    """Read the whole (error) body of ``response`` and close it."""
+    """Read the (error) body of ``response``, at most ``limit`` decoded bytes, and close it."""
 
     response: httpx.Response
+    limit: int = DEFAULT_MAX_EVENT_SIZE
 
 
 @dataclass
@@ -199,33 +224,20 @@ def map_stream_exception(exc: httpx.HTTPError | LLMError, opts: TransportOptions
     return error
 
 
-def _retry_delay(
-    error: LLMError, headers: httpx.Headers | None, attempt: int, opts: TransportOptions
-) -> float | None:
-    """Seconds to wait before retrying, or None to raise ``error`` now."""
-    if attempt >= opts.max_retries:
+def _retry_delay(error: LLMError, attempt: int, opts: TransportOptions) -> float | None:
+    """Seconds to wait before retrying, or None to raise ``error`` now. Whether the error is
+    worth retrying at all is :attr:`LLMError.retryable` (the one rule, shared with callers);
+    here only the budget: attempts, the provider's requested wait, the total deadline."""
+    if attempt >= opts.max_retries or not error.retryable:
         return None
-    should = headers.get("x-should-retry") if headers is not None else None
-    if should == "false":
-        return None
-    if isinstance(error, APIError):
-        retryable = should == "true" or (
-            error.status in RETRY_STATUSES and not is_daily_quota(error.body)
-        )
-        if not retryable:
-            return None
-        if error.retry_after is not None:
-            if error.retry_after > opts.max_retry_delay:
-                return None  # the provider asks for more than we wait: tell the caller
-            delay = error.retry_after
-        else:
-            delay = _backoff(attempt)
-    elif isinstance(error, APITimeoutError) and error.phase == "total":
-        return None
-    elif isinstance(error, APIConnectionError):
-        delay = _backoff(attempt)
+    if isinstance(error, APITimeoutError) and error.phase == "total":
+        return None  # the deadline for the whole call has passed
+    if isinstance(error, APIError) and error.retry_after is not None:
+        if error.retry_after > opts.max_retry_delay:
+            return None  # the provider asks for more than we wait: tell the caller
+        delay = error.retry_after
     else:
-        return None
+        delay = _backoff(attempt)
     remaining = opts.remaining()
     if remaining is not None and delay >= remaining:
         return None
@@ -235,7 +247,7 @@ def _retry_delay(
 def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, Any, httpx.Response]:
     """The retry policy as a generator of I/O operations; returns the response whose head
     says success (its body not read yet)."""
-    attempt = 0
+    attempt = redirects = 0
     while True:
         _set_timeouts(request, opts)
         logger.debug(
@@ -244,16 +256,21 @@ def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, A
         result = yield Send(request)
         if isinstance(result, httpx.HTTPError):
             error: LLMError = _connect_error(result, opts)
-            headers = None
         else:
             if opts.on_response is not None:
                 yield Notify(opts.on_response, result)
-            if result.status_code < 400:
+            if result.status_code < 300:
                 return cast(httpx.Response, result)
-            body = yield Read(result)
+            if result.status_code < 400:
+                target = _redirect(request, result, opts, redirects)
+                yield Read(result, opts.max_body)
+                if isinstance(target, LLMError):
+                    raise target
+                request, redirects = target, redirects + 1
+                continue
+            body = yield Read(result, opts.max_body)
             error = _api_error(result, body, opts)
-            headers = result.headers
-        delay = _retry_delay(error, headers, attempt, opts)
+        delay = _retry_delay(error, attempt, opts)
         if delay is None:
             raise error
         logger.info("Retrying in %.2fs after %s", delay, type(error).__name__)
@@ -261,15 +278,68 @@ def send_plan(request: httpx.Request, opts: TransportOptions) -> Generator[Op, A
         yield Sleep(delay)
 
 
+def _redirect(
+    request: httpx.Request, response: httpx.Response, opts: TransportOptions, redirects: int
+) -> httpx.Request | APIError:
+    """The request a 3xx answer leads to, or the error when it is not followed."""
+    status = response.status_code
+    location = response.headers.get("location")
+    try:
+        target = request.url.join(location) if location else None
+    except httpx.InvalidURL:
+        target = None
+    where = f" to {target.copy_with(query=None, userinfo=b'')}" if target is not None else ""
+    why = None
+    if not opts.follow_redirects:
+        why = "the client does not follow redirects (follow_redirects=False)"
+    elif status not in (307, 308) or target is None:
+        why = "only a 307/308 with a Location keeps the request's method and body"
+    elif redirects >= opts.max_redirects:
+        why = f"more than {opts.max_redirects} redirects"
+    elif target.scheme not in ("http", "https"):
+        why = f"the scheme {target.scheme!r} is not HTTP"
+    if why is not None or target is None:
+        return APIError(
+            redact(
+                f"The provider answered with a redirect (HTTP {status}){where}: {why}", opts.secret
+            ),
+            status=status,
+            provider=opts.provider,
+        )
+    same_origin = (target.scheme, target.host, target.port) == (
+        request.url.scheme,
+        request.url.host,
+        request.url.port,
+    )
+    headers = [
+        (name, value)
+        for name, value in request.headers.multi_items()
+        if name.lower() != "host"
+        and (
+            same_origin
+            or (
+                name.lower() not in CREDENTIAL_HEADERS
+                and not (opts.secret and opts.secret in value)
+            )
+        )
+    ]
+    logger.info(
+        "Following a redirect (HTTP %d)%s", status, "" if same_origin else " to another origin"
+    )
+    return httpx.Request(
+        request.method,
+        target,
+        headers=headers,
+        content=request.content,
+        extensions=request.extensions,
+    )
+
+
 def _api_error(response: httpx.Response, body: bytes, opts: TransportOptions) -> APIError:
-    text = redact(body.decode("utf-8", "replace"), opts.secret)
-    error = classify(response.status_code, text, response.headers, provider=opts.provider)
-    error.args = (redact(str(error), opts.secret),)
-    error.message = redact(error.message, opts.secret)
-    if isinstance(error, RateLimitError) and error.retry_after is not None:
-        error.message += f" (retry after {error.retry_after:.3g}s)"
-        error.args = (error.message,)
-    return error
+    secrets = (opts.secret,) if opts.secret else ()
+    return http_error(
+        response.status_code, body, response.headers, provider=opts.provider, secrets=secrets
+    )
 
 
 def _notify(op: Notify, *, async_ok: bool) -> object:
@@ -285,6 +355,38 @@ def _notify(op: Notify, *, async_ok: bool) -> object:
     return result
 
 
+def _read(op: Read) -> bytes:
+    """An error body, decoded, up to ``op.limit`` bytes (a gzip bomb stops at the limit)."""
+    if op.response.is_stream_consumed:  # already in memory (a mock transport's)
+        return op.response.content[: op.limit]
+    reader = BodyReader(op.response, op.limit)
+    raw_reads = (
+        op.response.iter_bytes() if coding(op.response) == "other" else op.response.iter_raw()
+    )
+    for raw in raw_reads:
+        if not reader.feed(raw):
+            break
+    else:
+        reader.end()
+    return reader.body()
+
+
+async def _aread(op: Read) -> bytes:
+    """:func:`_read`, async."""
+    if op.response.is_stream_consumed:
+        return op.response.content[: op.limit]
+    reader = BodyReader(op.response, op.limit)
+    raw_reads = (
+        op.response.aiter_bytes() if coding(op.response) == "other" else op.response.aiter_raw()
+    )
+    async for raw in raw_reads:
+        if not reader.feed(raw):
+            break
+    else:
+        reader.end()
+    return reader.body()
+
+
 def run_sync(plan: Generator[Op, Any, httpx.Response], client: httpx.Client) -> httpx.Response:
     """Drive ``plan`` with blocking I/O."""
     value: Any = None
@@ -295,12 +397,12 @@ def run_sync(plan: Generator[Op, Any, httpx.Response], client: httpx.Client) -> 
             return cast(httpx.Response, stop.value)
         if isinstance(op, Send):
             try:
-                value = client.send(op.request, stream=True)
+                value = client.send(op.request, stream=True, follow_redirects=False)
             except httpx.HTTPError as exc:  # translated by the plan, in one place
                 value = exc
         elif isinstance(op, Read):
             try:
-                value = op.response.read()
+                value = _read(op)
             except httpx.HTTPError:
                 value = b""
             finally:
@@ -328,12 +430,12 @@ async def run_async(
             return cast(httpx.Response, stop.value)
         if isinstance(op, Send):
             try:
-                value = await client.send(op.request, stream=True)
+                value = await client.send(op.request, stream=True, follow_redirects=False)
             except httpx.HTTPError as exc:
                 value = exc
         elif isinstance(op, Read):
             try:
-                value = await op.response.aread()
+                value = await _aread(op)
             except httpx.HTTPError:
                 value = b""
             finally:

@@ -94,6 +94,7 @@ __all__ = [
     "FakeRequest",
     "FakeToolCall",
     "Responder",
+    "ScriptItem",
 ]
 
 EMULATED_SERVERS: tuple[str, ...] = tuple(PROFILES)
@@ -291,6 +292,17 @@ class FakeProvider:
         readable. Calling it again does nothing.
         """
         self._server.close()
+
+    def __repr__(self) -> str:  # never the key
+        where = f"at {self.base_url}" if self._port is not None else "not started"
+        emulating = f" emulating {self._emulate}" if self._emulate else ""
+        platform = f" on {self._platform}" if self._platform else ""
+        answers = "a responder" if self._script is None else "a script"
+        served = len(self._server.requests)
+        return (
+            f"<llmkit.testing.FakeProvider {self._api}{platform}{emulating} {where}, "
+            f"answering from {answers}, {served} request{'s' * (served != 1)} received>"
+        )
 
     def __enter__(self) -> FakeProvider:
         return self.start()

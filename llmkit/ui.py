@@ -16,7 +16,7 @@ llmkit's events, and :data:`UI_STREAM_HEADERS` are the response headers it goes 
     return StreamingResponse(ato_ui_stream(events()), headers=UI_STREAM_HEADERS)
 
 The input may hold several llmkit streams back to back (a tool loop): each one, from its
-``Start`` to its ``Done``/``Error``, is one *step* of a single UI message, and a
+``Start`` to its ``Done``/``ErrorEvent``, is one *step* of a single UI message, and a
 :class:`~llmkit.ToolResultMessage` between steps is the result of one of the calls before it.
 
 =========================================  ================================================
@@ -34,14 +34,14 @@ llmkit                                     UI message stream part
 ``ToolCallStart``/``ToolCallDelta``        ``tool-input-start`` (once the name is known),
                                            ``tool-input-delta`` (the argument text exactly
                                            as received); ``toolCallId`` is ``ToolCall.id``
-``Done``/``Error`` (per call, in content   ``tool-input-available`` with the final
+``Done``/``ErrorEvent`` (per call, in content   ``tool-input-available`` with the final
 order)                                     arguments when the final ``ToolCall.status`` is
                                            ``complete``; otherwise ``tool-input-error``
                                            with the raw argument text as ``input`` and a
                                            short reason
-``Error`` (stop reason ``error``)          ``error`` (a message safe for an end user)
-``Error`` (stop reason ``aborted``)        ``abort``
-``Done``/``Error``                         ``finish-step``
+``ErrorEvent`` (stop reason ``error``)          ``error`` (a message safe for an end user)
+``ErrorEvent`` (stop reason ``aborted``)        ``abort``
+``Done``/``ErrorEvent``                         ``finish-step``
 ``ToolResultMessage``                      ``tool-output-available`` (``output``: its text)
                                            or ``tool-output-error`` (``is_error``)
 (after everything)                         ``finish`` with ``finishReason``, then
@@ -83,7 +83,7 @@ from . import (
     ContextLengthError,
     DiagnosticEvent,
     Done,
-    Error,
+    ErrorEvent,
     Event,
     LLMError,
     OverloadedError,
@@ -244,7 +244,7 @@ class _Encoder:
             self._close_step(None, out)
             out.append({"type": "error", "errorText": self._on_error(error)})
             self._finish = "error"
-        elif self._in_step:  # the events stopped without Done or Error
+        elif self._in_step:  # the events stopped without Done or ErrorEvent
             self._close_step(None, out)
             out.append({"type": "abort", "reason": "The answer stopped before it was complete."})
             self._finish = "other"
@@ -290,11 +290,11 @@ class _Encoder:
             if self._data_parts:
                 data = event.diagnostic.model_dump(mode="json")
                 out.append({"type": "data-llmkit-diagnostic", "data": data})
-        elif isinstance(event, (Done, Error)):
+        elif isinstance(event, (Done, ErrorEvent)):
             self._close_step(event.message, out)
-            if isinstance(event, Error) and event.message.stop_reason == "aborted":
+            if isinstance(event, ErrorEvent) and event.message.stop_reason == "aborted":
                 out.append({"type": "abort", "reason": "The answer was stopped."})
-            elif isinstance(event, Error):
+            elif isinstance(event, ErrorEvent):
                 out.append({"type": "error", "errorText": self._on_error(event.error)})
             if self._data_parts:
                 out.append({"type": "data-llmkit-step", "data": _step_data(event.message)})
@@ -410,7 +410,7 @@ def to_ui_stream(
             client makes one).
         data_parts: Also send ``data-llmkit-diagnostic`` and ``data-llmkit-step`` parts.
         on_error: Turns a failure into the ``error`` part's text (and is the place to log
-            it): for the ``error`` of each ``Error`` event that failed (an ``aborted`` one
+            it): for the ``error`` of each ``ErrorEvent`` event that failed (an ``aborted`` one
             sends ``abort`` instead), and for an :class:`~llmkit.LLMError` that ``events``
             raises. The default, :func:`safe_error_text`, names the kind of failure only.
 

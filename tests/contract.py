@@ -8,10 +8,12 @@ import llmkit
 def check_contract(events: list[llmkit.Event]) -> llmkit.AssistantMessage:
     """The event contract every wire must keep; returns the final message."""
     assert isinstance(events[0], llmkit.Start)
-    terminal = [e for e in events if isinstance(e, (llmkit.Done, llmkit.Error))]
+    terminal = [e for e in events if isinstance(e, (llmkit.Done, llmkit.ErrorEvent))]
     assert len(terminal) == 1 and events[-1] is terminal[0]
     message = terminal[0].message
-    assert isinstance(terminal[0], llmkit.Error) == (message.stop_reason in ("error", "aborted"))
+    assert isinstance(terminal[0], llmkit.ErrorEvent) == (
+        message.stop_reason in ("error", "aborted")
+    )
     state: dict[int, str] = {}
     kinds = {"text": llmkit.TextPart, "thinking": llmkit.ThinkingPart, "tool_call": llmkit.ToolCall}
     for event in events:

@@ -90,8 +90,8 @@ def replay(body: bytes, model: llmkit.Model = MODEL, seeds: int = 4) -> list[llm
         events = list(llmkit.parse_stream(model, rechunk(body, seed)))
         assert [type(e) for e in events] == [type(e) for e in reference]
         assert events[-1].message.model_dump() == ref_msg  # type: ignore[union-attr]
-    assert isinstance(reference[-1], (llmkit.Done, llmkit.Error))
-    assert sum(isinstance(e, (llmkit.Done, llmkit.Error)) for e in reference) == 1
+    assert isinstance(reference[-1], (llmkit.Done, llmkit.ErrorEvent))
+    assert sum(isinstance(e, (llmkit.Done, llmkit.ErrorEvent)) for e in reference) == 1
     return reference
 
 

@@ -225,8 +225,8 @@ def test_dropped_connection_mid_stream(wire: str, mode: str) -> None:
     with fake(wire, [reply, FakeReply("must not be used")]) as (f, model, opts):
         events, message = run_stream(mode, model, **opts)
         assert len(f.requests) == 1  # no retry after the first response byte
-    assert sum(isinstance(e, (llmkit.Done, llmkit.Error)) for e in events) == 1
-    assert isinstance(events[-1], llmkit.Error) and message.stop_reason == "error"
+    assert sum(isinstance(e, (llmkit.Done, llmkit.ErrorEvent)) for e in events) == 1
+    assert isinstance(events[-1], llmkit.ErrorEvent) and message.stop_reason == "error"
     assert isinstance(events[-1].error, llmkit.StreamError) and message.text
     with fake(wire, [reply]) as (f, model, opts), pytest.raises(llmkit.StreamError) as info:
         run_complete(mode, model, **opts)
@@ -310,7 +310,9 @@ def test_slow_connect(wire: str, mode: str) -> None:
 def test_in_stream_error_payload(wire: str, mode: str) -> None:
     with fake(wire, [FakeError(in_stream=True, after_events=2)]) as (_f, model, opts):
         events, message = run_stream(mode, model, **opts)
-    assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.APIError)
+    assert isinstance(events[-1], llmkit.ErrorEvent) and isinstance(
+        events[-1].error, llmkit.APIError
+    )
     assert message.stop_reason == "error"
 
 
@@ -350,7 +352,9 @@ def test_64_mb_line_fails_bounded(wire: str) -> None:
         line = huge_prelude(64 * 1024 * 1024) + b"x" * (64 * 1024 * 1024 - 12)
     with fake(wire, [FakeReply(raw_events=[line])]) as (_f, model, opts):
         events, _ = run_stream("sync", model, **opts)  # default limit: 16 MiB
-    assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.StreamError)
+    assert isinstance(events[-1], llmkit.ErrorEvent) and isinstance(
+        events[-1].error, llmkit.StreamError
+    )
     assert "exceeds the limit" in str(events[-1].error)
 
 
@@ -372,7 +376,9 @@ def test_64_mb_line_memory_stays_bounded(wire: str) -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.StreamError)
+    assert isinstance(events[-1], llmkit.ErrorEvent) and isinstance(
+        events[-1].error, llmkit.StreamError
+    )
     assert peak < 2.5 * 16 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB"
 
 
@@ -383,7 +389,9 @@ def test_endless_event_fails_bounded(wire: str) -> None:
         endless = [body[i : i + 1000] for i in range(0, len(body), 1000)]
     with fake(wire, [FakeReply(raw_events=endless)]) as (_f, model, opts):
         events, _ = run_stream("sync", model, **{**opts, "max_event_size": 1024 * 1024})
-    assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.StreamError)
+    assert isinstance(events[-1], llmkit.ErrorEvent) and isinstance(
+        events[-1].error, llmkit.StreamError
+    )
 
 
 # -- leaving early closes the socket --

@@ -213,8 +213,8 @@ def test_dropped_connection_ends_with_error_and_partial_message(run: Run) -> Non
     with FakeProvider([reply]) as fake:
         events, message = run(fake.model(), CONTEXT, api_key=fake.api_key)
         assert len(fake.requests) == 1  # no retry after the first byte
-    assert sum(isinstance(e, (llmkit.Done, llmkit.Error)) for e in events) == 1
-    assert isinstance(events[-1], llmkit.Error)
+    assert sum(isinstance(e, (llmkit.Done, llmkit.ErrorEvent)) for e in events) == 1
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     assert message.stop_reason == "error" and message.text
     assert isinstance(events[-1].error, llmkit.StreamError)
     assert events[-1].error.partial is message
@@ -238,7 +238,9 @@ def test_in_stream_error_payload_A5(run: Run) -> None:
     )
     with FakeProvider([error]) as fake:
         events, message = run(fake.model(), CONTEXT, api_key=fake.api_key)
-    assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.ServerError)
+    assert isinstance(events[-1], llmkit.ErrorEvent) and isinstance(
+        events[-1].error, llmkit.ServerError
+    )
     assert message.stop_reason == "error"
 
 
@@ -253,7 +255,7 @@ def test_idle_stall_times_out_with_phase_idle(run: Run) -> None:
             timeout=llmkit.Timeouts(connect=5, first_byte=5, idle=0.5),
         )
         assert time.monotonic() - started < 5
-    assert isinstance(events[-1], llmkit.Error)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     assert isinstance(events[-1].error, llmkit.APITimeoutError) and events[-1].error.phase == "idle"
     assert message.stop_reason == "error"
 

@@ -19,6 +19,7 @@ _BUILD_ONLY_SKIPS = [
     "llmkit._pipeline",
     "llmkit._assembly.assembler",
     "llmkit._transport",
+    "opentelemetry",  # only a call (with the otel extra installed) makes a span
 ]
 
 _SCRIPT = """
@@ -59,10 +60,10 @@ print(json.dumps(out))
 """
 
 
-def _run() -> dict[str, object]:
+def _run(prelude: str = "") -> dict[str, object]:
     names = _NEVER + _BUILD_ONLY_SKIPS
     done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT.replace("NAMES", repr(names))],
+        [sys.executable, "-c", prelude + _SCRIPT.replace("NAMES", repr(names))],
         capture_output=True,
         text=True,
         check=False,
@@ -82,6 +83,7 @@ def test_what_a_fresh_process_loads() -> None:
     assert isinstance(parse, list)
     assert [n for n in parse if n in _NEVER] == []
     assert "llmkit._streams" not in parse
+    assert "opentelemetry" not in parse
     # A sync stream needs none of them either: asyncio is only for async calls (~10 ms of a
     # sync command line's start).
     kinds = out["kinds"]
@@ -90,3 +92,24 @@ def test_what_a_fresh_process_loads() -> None:
     stream = out["stream"]
     assert isinstance(stream, list) and "llmkit._streams" in stream
     assert [n for n in stream if n in _NEVER] == []
+
+
+_NO_OTEL = """
+import sys
+class NoOtel:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "opentelemetry":
+            raise ModuleNotFoundError(name)
+sys.meta_path.insert(0, NoOtel())
+"""
+
+
+def test_without_the_otel_extra_a_call_loads_no_opentelemetry() -> None:
+    # As if opentelemetry-api were not installed: importing it fails; the call still streams,
+    # and loads nothing else (the failed import is tried once, then remembered).
+    out = _run(_NO_OTEL)
+    kinds = out["kinds"]
+    assert isinstance(kinds, list) and kinds[-1] == "Done", kinds
+    stream = out["stream"]
+    assert isinstance(stream, list) and "llmkit._streams" in stream
+    assert [n for n in stream if n in _NEVER or n == "opentelemetry"] == []

@@ -111,7 +111,7 @@ def test_truncation_at_every_event_boundary_keeps_a_valid_partial(wire: str) -> 
     for cut in range(1, len(events_bytes)):
         events = list(llmkit.parse_stream(model, [b"".join(events_bytes[:cut])]))
         message = check_contract(events)
-        if isinstance(events[-1], llmkit.Error):
+        if isinstance(events[-1], llmkit.ErrorEvent):
             assert message.stop_reason == "error"
             assert "stream_truncated" in [d.kind for d in message.diagnostics]
         # the partial message is transcript-valid: it can go back to the same model
@@ -177,6 +177,6 @@ def test_client_sync_and_async_agree_and_errors_end_once(wire: str) -> None:
 
                 first, second = asyncio.run(go(model, fake.api_key))
         check_contract(second)
-        assert isinstance(second[-1], llmkit.Error)
+        assert isinstance(second[-1], llmkit.ErrorEvent)
         results.append((_strip(first), [type(e) for e in second]))
     assert results[0] == results[1]

@@ -2,7 +2,7 @@
 
 Over real loopback sockets, sync and async: an in-stream provider error, an idle timeout and a
 dropped connection each raise their most specific class from ``complete()``, with ``.partial``
-holding the text and tool calls received so far; ``stream()`` ends with an ``Error`` event
+holding the text and tool calls received so far; ``stream()`` ends with an ``ErrorEvent`` event
 whose ``error`` is that same exception; ``except llmkit.LLMError as e: e.partial`` works for all
 three. Before the first byte, ``.partial`` is ``None``.
 """
@@ -125,7 +125,7 @@ def test_the_most_specific_error_carries_the_partial(wire: str, kind: str, mode:
     if kind == "idle timeout":
         assert isinstance(raised, llmkit.APITimeoutError) and raised.phase == "idle"
     last = events[-1]
-    assert isinstance(last, llmkit.Error)
+    assert isinstance(last, llmkit.ErrorEvent)
     assert type(last.error) is expected and last.error.partial is last.message
     _check_partial(last.message)
 

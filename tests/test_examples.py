@@ -149,3 +149,28 @@ def test_stream_ui_shows_the_arguments_filling_in() -> None:
     assert result.stdout.splitlines()[-1] == (
         "Would send to ana@example.com, bo@example.com: 'Team lunch on Friday' (120 chars)"
     )
+
+
+def test_framework_on_the_seams_on_every_wire() -> None:
+    result = run("framework.py")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for wire in (
+        "openai-chat",
+        "openai-responses",
+        "anthropic-messages",
+        "gemini",
+        "bedrock-converse",
+    ):
+        assert (
+            f'[{wire}] get_weather({{"city":"Paris"}}) -> Paris: 18 C, light rain'
+            in out.replace('"city": "Paris"', '"city":"Paris"')
+        )
+        assert f"[{wire}] convert(" in out and "-> 64.4 F" in out
+        assert f"[{wire}] Paris: 18 C (64.4 F) and light rain. Take an umbrella." in out
+        assert f"[{wire}] BadRequestError (status 400): not retried" in out
+        assert (
+            f"[{wire}] retry log: OverloadedError (retryable), again in 0.02 s; "
+            "StreamError (retryable), again in 0.05 s; BadRequestError (not retryable)"
+        ) in out
+        assert f"[{wire}] 6 requests sent by the framework's own client" in out

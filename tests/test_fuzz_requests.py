@@ -907,6 +907,10 @@ def refusal_is_documented(
     elif "cannot be sent in OpenAI strict mode" in text:
         assert model.api in ("openai-chat", "openai-responses")
         assert any(getattr(t, "strict", False) for t in context.tools) or "response_format" in opts
+    elif "A user turn has nothing this API can send" in text:  # Anthropic/Bedrock: no ""
+        assert model.api in ("anthropic-messages", "bedrock-converse")
+    elif "The context has no messages" in text:
+        assert not context.messages
     else:
         raise AssertionError(f"InvalidRequestError for an undocumented reason: {text}")
 

@@ -18,7 +18,7 @@ Three generators, one set of properties:
 Properties checked on every stream (:func:`check_stream`): ``parse_stream`` never raises; the
 event contract holds (``check_contract`` from the conformance suite when no two blocks were
 open at once, else the per-part version :func:`check_events`, see there why); exactly one
-terminal event, last, ``Error`` iff ``stop_reason`` is ``error``/``aborted``; every tool call
+terminal event, last, ``ErrorEvent`` iff ``stop_reason`` is ``error``/``aborted``; every tool call
 has a non-empty id, unique in the message, and a status in the closed set; ids are the same in
 every event and the message; the same bytes in one chunk give the same events and message; the
 message round-trips through JSON and is transcript-valid (``build_request`` to the same model).
@@ -182,13 +182,13 @@ def check_events(events: list[Any]) -> tuple[llmkit.AssistantMessage, bool]:
     """
     assert events, "parse_stream yielded nothing"
     assert isinstance(events[0], llmkit.Start)
-    terminal = [e for e in events if isinstance(e, (llmkit.Done, llmkit.Error))]
+    terminal = [e for e in events if isinstance(e, (llmkit.Done, llmkit.ErrorEvent))]
     assert len(terminal) == 1, f"{len(terminal)} terminal events"
     assert events[-1] is terminal[0], "the terminal event is not last"
     message = terminal[0].message
     assert isinstance(message, llmkit.AssistantMessage)
     failed = message.stop_reason in ("error", "aborted")
-    assert isinstance(terminal[0], llmkit.Error) == failed, message.stop_reason
+    assert isinstance(terminal[0], llmkit.ErrorEvent) == failed, message.stop_reason
     if failed:
         assert isinstance(message.error, str) and message.error
     state: dict[int, str] = {}

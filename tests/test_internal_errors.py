@@ -2,8 +2,8 @@
 
 An exception raised by llmkit's own decoding code must not be caught and turned into an
 ``event_malformed`` diagnostic (a regression would ship as silent data loss with green tests):
-``parse_stream`` lets it propagate; ``stream``/``astream`` end with an ``Error`` whose error has
-it as ``__cause__``, logged at ERROR; ``complete`` raises that error. Checked on every wire by
+``parse_stream`` lets it propagate; ``stream``/``astream`` end with an ``ErrorEvent`` whose error
+has it as ``__cause__``, logged at ERROR; ``complete`` raises that error. Checked on every wire by
 breaking one assembler method, over real loopback sockets.
 """
 
@@ -73,7 +73,7 @@ def test_a_stream_ends_with_an_error_caused_by_the_bug(
 
                 events = asyncio.run(go())
     last = events[-1]
-    assert isinstance(last, llmkit.Error)
+    assert isinstance(last, llmkit.ErrorEvent)
     assert isinstance(last.error, llmkit.StreamError)
     assert isinstance(last.error.__cause__, Bug)
     assert "bug in llmkit" in str(last.error)
@@ -134,7 +134,7 @@ def test_a_deeply_nested_provider_value_is_noise_not_a_crash(wire: str) -> None:
     assert b'"ok"' in body or wire == "bedrock-converse"  # (Bedrock's frames are binary)
     deep = body.replace(b'"ok"', DEEP.encode(), 1)  # JSON that nests 100,000 deep
     events = list(llmkit.parse_stream(fake.model(), [deep]))
-    assert isinstance(events[-1], (llmkit.Done, llmkit.Error))
+    assert isinstance(events[-1], (llmkit.Done, llmkit.ErrorEvent))
 
 
 def test_a_deeply_nested_error_body_is_classified() -> None:

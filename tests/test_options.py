@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import fields
 from typing import Any
 
 import httpx
@@ -16,9 +17,12 @@ import pytest
 from pydantic import BaseModel
 
 import llmkit
+from llmkit import _options
+from llmkit._options import Options
 from llmkit.testing import FakeError, FakeProvider, FakeReply
 
 CONTEXT = llmkit.Context(messages=[llmkit.user("hi")])
+SEND_ONLY = ("timeout", "max_retries", "max_retry_delay", "max_event_size", "on_response")
 
 
 class Answer(BaseModel):
@@ -62,7 +66,10 @@ def test_a_bad_value_is_refused_before_anything_is_sent(option: str, value: Any)
             assert time.monotonic() - started < 1, "refused at once, not retried"
             message = str(info.value)
             assert option.split(".")[0] in message, message
-            assert "takes" in message, message  # it says what the option accepts
+            if call is llmkit.build_request and option in SEND_ONLY:
+                assert "no effect" in message, message  # refused whatever its value
+            else:
+                assert "takes" in message, message  # it says what the option accepts
         with pytest.raises(llmkit.InvalidRequestError):
             asyncio.run(llmkit.acomplete(fake.model(), CONTEXT, **options))
         assert fake.requests == []
@@ -89,15 +96,11 @@ def test_an_unknown_option_lists_the_known_ones() -> None:
 @pytest.mark.parametrize(
     ("option", "value"),
     [
-        ("timeout", 2.5),
-        ("timeout", 3),
-        ("timeout", llmkit.Timeouts(connect=1, total=30)),
         ("temperature", 0),
         ("temperature", 2),
         ("top_p", 1),
         ("stop", "END"),
         ("stop", []),
-        ("max_retries", 0),
         ("max_tokens", 1),
         ("response_format", Answer),
         ("response_format", {"type": "object"}),
@@ -112,13 +115,84 @@ def test_good_values_are_accepted(option: str, value: Any) -> None:
     assert request.method == "POST"
 
 
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("timeout", 2.5),
+        ("timeout", 3),
+        ("timeout", llmkit.Timeouts(connect=1, total=30)),
+        ("max_retries", 0),
+    ],
+)
+def test_good_transport_values_are_accepted_by_the_calls(option: str, value: Any) -> None:
+    with FakeProvider([FakeReply("ok")]) as fake:
+        reply = llmkit.complete(fake.model(), CONTEXT, api_key=fake.api_key, **{option: value})
+    assert reply.text == "ok"
+
+
 def test_options_are_a_typed_dict_listed_in_help() -> None:
     keys = set(llmkit.RequestOptions.__annotations__)
     assert {"max_tokens", "timeout", "on_request", "on_response", "client"} <= keys
     for call in (llmkit.complete, llmkit.stream):  # acomplete/astream: "the same options"
-        doc = call.__doc__ or ""
-        missing = [k for k in keys if f"``{k}``" not in doc]
-        assert missing == [], (call.__name__, missing)
+        assert "RequestOptions" in (call.__doc__ or ""), call.__name__
+
+
+def test_the_typed_dict_and_the_checked_options_name_the_same_options() -> None:
+    assert set(llmkit.RequestOptions.__annotations__) == {f.name for f in fields(Options)}
+
+
+def test_an_unknown_option_suggests_the_closest_one() -> None:
+    with pytest.raises(llmkit.InvalidRequestError, match="did you mean max_tokens") as info:
+        Options.check({"max_tokenz": 5})
+    assert "max_tokenz" in str(info.value)
+    with pytest.raises(llmkit.InvalidRequestError) as info:
+        Options.check({"zzzz": 5})
+    assert "did you mean" not in str(info.value)
+
+
+def test_a_call_option_replaces_the_default_and_headers_merge_by_name() -> None:
+    defaults = Options.check(
+        {"temperature": 0.5, "max_tokens": 10, "headers": {"X-Trace": "a", "X-Team": "t"}}
+    )
+    call = Options.check({"temperature": 1.0, "headers": {"x-trace": "b", "X-New": "n"}})
+    merged = defaults.merged(call)
+    assert merged.temperature == 1.0 and merged.max_tokens == 10
+    assert merged.headers == {"X-Team": "t", "x-trace": "b", "X-New": "n"}
+    assert defaults.merged(Options()).given() == defaults.given()
+    assert Options().merged(call).given() == call.given()
+
+
+def test_send_only_options_are_the_ones_that_act_when_llmkit_sends() -> None:
+    assert set(_options.SEND_ONLY) == {
+        "timeout",
+        "max_retries",
+        "max_retry_delay",
+        "client",
+        "on_response",
+        "max_event_size",
+        "telemetry",
+    }
+    given = Options.check({"timeout": 5, "max_tokens": 3, "max_retries": 0})
+    assert given.send_only() == ["timeout", "max_retries"]
+    assert Options.check({"api_key": "k", "headers": {"a": "b"}}).send_only() == []
+
+
+def test_transport_defaults_are_applied_once() -> None:
+    transport = Options().transport_options("openai", None)
+    assert (transport.max_retries, transport.max_retry_delay) == (2, 60.0)
+    assert transport.timeouts == llmkit.Timeouts()
+    given = Options.check({"max_retries": 0, "max_retry_delay": 0, "timeout": 3})
+    transport = given.transport_options("openai", None)
+    assert (transport.max_retries, transport.max_retry_delay) == (0, 0)
+    assert transport.timeouts == llmkit.Timeouts(connect=3, first_byte=3, idle=3)
+
+
+def test_the_repr_shows_no_key_and_no_header_value() -> None:
+    shown = repr(
+        Options.check({"api_key": "sk-SECRET", "headers": {"Authorization": "Bearer TOKEN"}})
+    )
+    assert "SECRET" not in shown and "TOKEN" not in shown
+    assert "api_key" in shown and "Authorization" in shown
 
 
 def test_on_response_sees_every_attempts_head() -> None:

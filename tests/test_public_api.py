@@ -22,7 +22,7 @@ complete acomplete stream astream build_request parse_stream aparse_stream parse
 Model get_model models register_model Context UserMessage AssistantMessage ToolResultMessage
 TextPart ImagePart ThinkingPart ToolCall Usage user tool_result Tool tool tool_from_function
 decode_tool_call Start TextStart TextDelta TextEnd ThinkingStart ThinkingDelta ThinkingEnd
-ToolCallStart ToolCallDelta ToolCallEnd DiagnosticEvent Done Error Diagnostic Timeouts
+ToolCallStart ToolCallDelta ToolCallEnd DiagnosticEvent Done ErrorEvent Diagnostic Timeouts
 LLMError InvalidRequestError ToolDefinitionError ToolArgumentsError UnknownModelError
 MissingAPIKeyError APIError AuthenticationError PermissionDeniedError NotFoundError
 RateLimitError OverloadedError ContextLengthError ServerError APIConnectionError

@@ -20,7 +20,7 @@ from llmkit import (
     Diagnostic,
     DiagnosticEvent,
     Done,
-    Error,
+    ErrorEvent,
     Start,
     TextDelta,
     TextEnd,
@@ -291,8 +291,8 @@ def test_a_call_never_streamed_is_still_started_before_it_settles() -> None:
     ]
 
 
-def failed(error: Exception, *content: Any, stop: llmkit.StopReason = "error") -> Error:
-    return Error(message(*content, stop=stop, error=f"{type(error).__name__}: {error}"), error)
+def failed(error: Exception, *content: Any, stop: llmkit.StopReason = "error") -> ErrorEvent:
+    return ErrorEvent(message(*content, stop=stop, error=f"{type(error).__name__}: {error}"), error)
 
 
 def test_an_error_event_sends_a_safe_error_then_finish() -> None:

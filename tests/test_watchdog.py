@@ -29,7 +29,7 @@ async def _collect(fake: FakeProvider, timeout: Timeouts) -> tuple[list[llmkit.E
 
 def _timeout_phase(events: list[llmkit.Event]) -> str:
     last = events[-1]
-    assert isinstance(last, llmkit.Error), last
+    assert isinstance(last, llmkit.ErrorEvent), last
     assert isinstance(last.error, llmkit.APITimeoutError), last.error
     return last.error.phase
 

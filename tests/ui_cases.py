@@ -84,8 +84,8 @@ def _stream(fake: FakeProvider, context: llmkit.Context) -> list[llmkit.Event]:
 
 def _terminal(events: list[llmkit.Event]) -> tuple[llmkit.AssistantMessage, Exception | None]:
     last = events[-1]
-    assert isinstance(last, (llmkit.Done, llmkit.Error))
-    return last.message, last.error if isinstance(last, llmkit.Error) else None
+    assert isinstance(last, (llmkit.Done, llmkit.ErrorEvent))
+    return last.message, last.error if isinstance(last, llmkit.ErrorEvent) else None
 
 
 def one_stream(

@@ -19,7 +19,7 @@ the rules that hold for all of them live here, in the tool-call slots it owns
 - arguments may come as many string deltas, whole, or as a JSON object: same result (D1, D2);
 - a call is finalised only when its block or the stream ends;
 - the stop reason is derived from what arrived, the raw value kept (E1, E2);
-- exactly one ``Done`` or ``Error`` ends every stream, and after an error the partial message
+- exactly one ``Done`` or ``ErrorEvent`` ends every stream, and after an error the partial message
   is valid to send back.
 """
 
@@ -32,7 +32,7 @@ from .._diagnostics import Diagnostic, DiagnosticKind
 from .._errors import LLMError, StreamError
 from .._events import (
     Done,
-    Error,
+    ErrorEvent,
     OutputTextDelta,
     Start,
     TextDelta,
@@ -53,6 +53,7 @@ from .._messages import (
     Usage,
 )
 from .._redact import scrub
+from .audit import repair_surrogates
 from .blocks import CallSlot, TextBlock, ThinkingBlock
 from .reports import Reports
 from .tool_calls import ToolCalls
@@ -319,7 +320,7 @@ class Assembler:
 
     def fail(self, error: Exception) -> None:
         """The stream failed (provider error payload, broken connection, timeout): end with
-        ``Error`` carrying the partial message."""
+        ``ErrorEvent`` carrying the partial message."""
         self._terminate("error", error)
 
     def end_of_stream(self) -> None:
@@ -333,7 +334,9 @@ class Assembler:
 
     def abort(self) -> None:
         """The caller stopped reading (left the ``with`` block or was cancelled)."""
-        self._terminate("aborted", StreamError("The stream was closed by the caller"))
+        self._terminate(
+            "aborted", StreamError("The stream was closed by the caller", retryable=False)
+        )
 
     # -- internals -----------------------------------------------------------------------
 
@@ -341,6 +344,10 @@ class Assembler:
         if self.ended:
             return
         self._close_blocks()
+        if not isinstance(error, LLMError):  # the event's error is always an LLMError
+            wrapped = StreamError(f"{type(error).__name__}: {error}", retryable=False)
+            wrapped.__cause__ = error
+            error = wrapped
         scrub(error, self._secret)  # provider error payloads may echo the key
         message = self._build(stop, error=f"{type(error).__name__}: {error}")
         self.ended = True
@@ -348,7 +355,7 @@ class Assembler:
         if isinstance(error, LLMError):
             error.partial = message
         self.error = error
-        self._emit(Error(message, error))
+        self._emit(ErrorEvent(message, error))
 
     def _close_blocks(self) -> None:
         for block in self._blocks:
@@ -391,6 +398,25 @@ class Assembler:
             return "stop"
         return stop
 
+    def _durable(self, part: TextPart | ThinkingPart) -> TextPart | ThinkingPart:
+        """``part`` with lone surrogates replaced (:mod:`.audit`): the message must serialise."""
+        if isinstance(part, TextPart):
+            text, count = repair_surrogates(part.text)
+            if count:
+                part = part.model_copy(update={"text": text})
+        else:
+            text, count = repair_surrogates(part.thinking)
+            if count:
+                part = part.model_copy(update={"thinking": text})
+        if count:
+            self.reports.report(
+                "invalid_unicode",
+                "Lone surrogate escapes in the text were replaced by U+FFFD",
+                None,
+                {"where": part.type, "reason": "lone_surrogate", "count": count},
+            )
+        return part
+
     def _build(self, stop: StopReason, error: str | None = None) -> AssistantMessage:
         content: list[TextPart | ThinkingPart | ToolCall] = []
         for block in self._blocks:
@@ -398,7 +424,7 @@ class Assembler:
                 if block.call is not None:
                     content.append(block.call)
             else:
-                content.append(block.part())
+                content.append(self._durable(block.part()))
         usage = self._usage or Usage()
         if self.model is not None and usage.cost is None:
             cost = self.model.cost_of(usage, long_writes=self._long_writes)

@@ -19,8 +19,10 @@ from typing import Any
 from .._diagnostics import DiagnosticKind
 from .._events import ToolCallDelta, ToolCallEnd, ToolCallStart
 from .._ids import synthesize_call_id
+from .._json.partial import ParseResult
 from .._json.scanner import loads
-from .._messages import ToolCall
+from .._messages import ToolCall, ToolCallStatus
+from .audit import MAX_DEPTH, duplicate_keys, repair_surrogates, too_deep, value_surrogates
 from .blocks import CallSlot
 from .reports import Reports
 
@@ -36,6 +38,7 @@ class ToolCalls:
         "_open",
         "_place",
         "_reports",
+        "_suffix",
         "all",
         "closed",
         "seed",
@@ -58,6 +61,7 @@ class ToolCalls:
         self._open: dict[int, CallSlot] = {}  # the open slot per wire index
         self.all: list[CallSlot] = []  # every slot, in arrival order
         self._ids: set[str] = set()
+        self._suffix: dict[str, int] = {}  # a shared id: the next suffix to try (linear renames)
         self.closed = False
 
     # -- neutral deltas ------------------------------------------------------------------
@@ -196,11 +200,12 @@ class ToolCalls:
         arguments: str | dict[str, Any] | None,
         missing_index: bool,
     ) -> CallSlot:
-        open_calls = [c for c in self._open.values() if c.call is None]
-        if not id and not name and arguments and len(open_calls) == 1:
-            # Arguments for an index never announced while exactly one call is open: they
-            # belong to that call (LibreChat, sglang, QUIRKS C3).
-            slot = open_calls[0]
+        # Arguments for an index never announced while exactly one call is open: they belong
+        # to that call (LibreChat, sglang, QUIRKS C3). Only that case looks at the open calls,
+        # and only at one: a response with thousands of calls open stays linear.
+        only = next(iter(self._open.values())) if len(self._open) == 1 else None
+        if not id and not name and arguments and only is not None and only.call is None:
+            slot = only
             self._report(
                 "tool_call_index_mismatch",
                 f"Arguments for unknown index {wire_index} joined the open call",
@@ -230,9 +235,12 @@ class ToolCalls:
                 {},
             )
         elif pid in self._ids:
-            n = 2
+            # The suffix search resumes where the last rename of this id stopped: one id
+            # repeated by thousands of calls costs linear time, not quadratic.
+            n = self._suffix.get(pid, 2)
             while f"{pid}_{n}" in self._ids:
                 n += 1
+            self._suffix[pid] = n + 1
             slot.id = f"{pid}_{n}"
             self._ids.add(slot.id)
             self._emit(ToolCallStart(slot.index, slot.id, slot.name))
@@ -314,6 +322,10 @@ class ToolCalls:
             self._start(slot)
         raw = slot.raw()
         result = slot.finish(raw)
+        if result.status != "invalid" and too_deep(raw):
+            result = ParseResult(
+                value={}, status="invalid", error=f"nested deeper than {MAX_DEPTH} levels"
+            )
         if result.status == "recovered":
             self._report(
                 "tool_arguments_recovered",
@@ -344,16 +356,44 @@ class ToolCalls:
                 slot,
                 {"name": slot.name},
             )
+        value, raw, status = self._audit(slot, raw, result.value, result.status)
         slot.call = ToolCall(
             id=slot.id,
             name=slot.name,
-            arguments=result.value,
+            arguments=value,
             raw_arguments=raw,
-            status=result.status,
+            status=status,
             provider_id=None if slot.id == slot.pid else slot.pid,
             replay=slot.replay,
         )
         self._emit(ToolCallEnd(slot.index, slot.call))
+
+    def _audit(
+        self, slot: CallSlot, raw: str, value: dict[str, Any], status: ToolCallStatus
+    ) -> tuple[dict[str, Any], str, ToolCallStatus]:
+        """What keeps a call durable and unambiguous (:mod:`.audit`): lone surrogates
+        replaced, a repeated key reported (the last wins) and the call then ``recovered``."""
+        value, count = value_surrogates(raw, value)
+        raw, in_raw = repair_surrogates(raw)
+        if count or in_raw:
+            self._report(
+                "invalid_unicode",
+                "Lone surrogate escapes in the arguments were replaced by U+FFFD",
+                slot,
+                {"where": "arguments", "reason": "lone_surrogate", "count": max(count, in_raw)},
+            )
+        if status == "complete":
+            keys = duplicate_keys(raw)
+            if keys:
+                self._report(
+                    "tool_arguments_duplicate_keys",
+                    f"The arguments repeat the key(s) {', '.join(map(repr, keys))}: the last "
+                    "value of each is kept; the call is marked recovered",
+                    slot,
+                    {"keys": keys},
+                )
+                status = "recovered"
+        return value, raw, status
 
     def _report(
         self, kind: DiagnosticKind, message: str, slot: CallSlot | None, details: dict[str, Any]

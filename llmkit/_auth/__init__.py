@@ -34,7 +34,7 @@ import httpx
 from .._errors import InvalidRequestError, MissingAPIKeyError
 from .._models import Model
 
-__all__ = ["Access", "api_key", "missing", "resolve"]
+__all__ = ["Access", "api_key", "check_credential", "missing", "resolve"]
 
 
 @dataclass
@@ -98,15 +98,47 @@ def resolve(model: Model, options: Mapping[str, Any]) -> Access:
     if model.platform == "bedrock":
         from . import aws
 
-        return aws.resolve(model, base_url, options)
-    if model.platform == "vertex":
+        access = aws.resolve(model, base_url, options)
+    elif model.platform == "vertex":
         from . import google
 
-        return google.resolve(model, base_url, options)
-    if "{" in base_url:
-        raise InvalidRequestError(f"The base_url {base_url!r} has unfilled placeholders")
-    key = api_key(model, options.get("api_key"))
-    return Access(base_url=base_url, key=key, secret=key)
+        access = google.resolve(model, base_url, options)
+    else:
+        if "{" in base_url:
+            raise InvalidRequestError(f"The base_url {base_url!r} has unfilled placeholders")
+        key = api_key(model, options.get("api_key"))
+        access = Access(base_url=base_url, key=key, secret=key)
+    for value in (access.key, access.secret):
+        if value is not None:
+            check_credential(
+                value,
+                "the api_key option"
+                if options.get("api_key")
+                else (f"${model.api_key_env}" if access.key and model.api_key_env else None),
+            )
+    return access
+
+
+def check_credential(value: str, source: str | None) -> None:
+    """Refuse a credential no HTTP header can carry as is, before anything is sent: a trailing
+    newline (a key read from a file), a space, a control or non-ASCII character. httpx would
+    fail while sending, its message holding the whole key; the error here never names it."""
+    if value.isascii() and value.isprintable() and " " not in value:
+        return
+    for position, char in enumerate(value):
+        if not "!" <= char <= "~":
+            what = (
+                "a line break"
+                if char in "\r\n"
+                else "a space or control character"
+                if char.isspace() or ord(char) < 0x20 or ord(char) == 0x7F
+                else "a non-ASCII character"
+            )
+            raise InvalidRequestError(
+                f"The credential from {source or 'the credential chain'} holds {what} at "
+                f"position {position + 1} of {len(value)}: a key is visible ASCII only "
+                "(strip what was read with it)"
+            )
 
 
 def fill(base_url: str, **values: str | None) -> str:

@@ -10,14 +10,23 @@
   own resolver, never hand-written SigV4), service ``bedrock``.
 
 botocore is optional (``pip install 'llmkit[aws]'``): without it and without an API key the
-request is refused before anything is sent, naming the extra. The botocore session and its
-credentials (refreshable ones refresh themselves) are made once per process and shared.
+request is refused before anything is sent, naming the extra. A botocore session and the
+credentials it resolved (refreshable ones refresh themselves) are shared by the calls made
+under the same ``AWS_*`` environment: a change of a variable (a key, a profile, a config
+file) makes a new session, so a call resolves what the environment says now — and says "no
+credentials" when it no longer has any.
+
+While llmkit signs, ``botocore.auth``'s DEBUG records (the canonical request and string to
+sign, with the session token) are dropped for the signing thread by a filter on that logger,
+removed when the signature is done; logging's configuration is otherwise left alone.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
+import logging
 import os
 import re
 import threading
@@ -51,11 +60,25 @@ def _botocore() -> Any:
         return None
 
 
+def _environment() -> str:
+    """A digest of the ``AWS_*`` variables (a digest: the cache key holds no secret)."""
+    pairs = sorted((k, v) for k, v in os.environ.items() if k.startswith("AWS_"))
+    return hashlib.sha256(repr(pairs).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 @functools.lru_cache(maxsize=1)
-def session() -> Any:
-    """One botocore session per process (it caches the resolved credentials)."""
+def _session(environment: str) -> Any:
     module = _botocore()
     return None if module is None else module.get_session()
+
+
+def session() -> Any:
+    """The botocore session of the current ``AWS_*`` environment (it caches the credentials
+    it resolves); a new one when a variable changed."""
+    return _session(_environment())
+
+
+session.cache_clear = _session.cache_clear  # type: ignore[attr-defined]  # tests' fresh start
 
 
 def region(model: Model, base_url: str, options: Mapping[str, Any]) -> str | None:
@@ -116,9 +139,31 @@ def resolve(model: Model, base_url: str, options: Mapping[str, Any]) -> Access:
     )
 
 
+class _NotThisThread(logging.Filter):
+    """Drops the records of one thread (the one signing)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.thread = threading.get_ident()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.thread != self.thread
+
+
 def _sign(credentials: Any, signing_region: str, request: httpx.Request) -> None:
-    """SigV4 over the final method, URL, headers and body, by botocore's own signer."""
+    """SigV4 over the final method, URL, headers and body, by botocore's own signer (its
+    DEBUG log of the canonical request, session token included, dropped meanwhile)."""
     auth = importlib.import_module("botocore.auth")
+    quiet = _NotThisThread()
+    botocore_log = logging.getLogger("botocore.auth")
+    botocore_log.addFilter(quiet)
+    try:
+        _add_auth(auth, credentials, signing_region, request)
+    finally:
+        botocore_log.removeFilter(quiet)
+
+
+def _add_auth(auth: Any, credentials: Any, signing_region: str, request: httpx.Request) -> None:
     aws_request = importlib.import_module("botocore.awsrequest").AWSRequest(
         method=request.method,
         url=str(request.url),

@@ -9,6 +9,7 @@ with a :class:`ToolArgumentsError` whose ``model_message`` is safe to send back 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import BaseModel
@@ -17,6 +18,7 @@ from .._diagnostics import Diagnostic
 from .._errors import ToolArgumentsError, ToolDefinitionError
 from .definition import ArgsT, Tool, _snake_case
 from .extra_keys import Path, undeclared_in_model, undeclared_in_schema
+from .provider import ProviderTool
 from .validation import Invalid, coercion_diagnostics, format_path, short, validate_value
 
 if TYPE_CHECKING:
@@ -25,6 +27,12 @@ if TYPE_CHECKING:
 __all__ = ["decode_tool_call"]
 
 M = TypeVar("M", bound=BaseModel)
+T1 = TypeVar("T1")
+T2 = TypeVar("T2")
+T3 = TypeVar("T3")
+T4 = TypeVar("T4")
+T5 = TypeVar("T5")
+T6 = TypeVar("T6")
 
 
 def _refuse(name: str, call: ToolCall, invalid: Invalid) -> ToolArgumentsError:
@@ -60,8 +68,126 @@ def decode_tool_call(
 ) -> ArgsT: ...
 
 
+# A tuple of tools and argument models decodes to the union of their types (a type checker
+# sees each one); a list, to what the checker infers for its items (the union for pyright,
+# the common base class for mypy).
+@overload
 def decode_tool_call(
-    tool_or_model: Tool[Any] | type[BaseModel],
+    tool_or_model: tuple[Tool[T1] | type[T1]],
+    call: ToolCall,
+    *,
+    allow_recovered: bool = False,
+    diagnostics: list[Diagnostic] | None = None,
+) -> T1: ...
+
+
+@overload
+def decode_tool_call(
+    tool_or_model: tuple[Tool[T1] | type[T1], Tool[T2] | type[T2]],
+    call: ToolCall,
+    *,
+    allow_recovered: bool = False,
+    diagnostics: list[Diagnostic] | None = None,
+) -> T1 | T2: ...
+
+
+@overload
+def decode_tool_call(
+    tool_or_model: tuple[Tool[T1] | type[T1], Tool[T2] | type[T2], Tool[T3] | type[T3]],
+    call: ToolCall,
+    *,
+    allow_recovered: bool = False,
+    diagnostics: list[Diagnostic] | None = None,
+) -> T1 | T2 | T3: ...
+
+
+@overload
+def decode_tool_call(
+    tool_or_model: tuple[
+        Tool[T1] | type[T1], Tool[T2] | type[T2], Tool[T3] | type[T3], Tool[T4] | type[T4]
+    ],
+    call: ToolCall,
+    *,
+    allow_recovered: bool = False,
+    diagnostics: list[Diagnostic] | None = None,
+) -> T1 | T2 | T3 | T4: ...
+
+
+@overload
+def decode_tool_call(
+    tool_or_model: tuple[
+        Tool[T1] | type[T1],
+        Tool[T2] | type[T2],
+        Tool[T3] | type[T3],
+        Tool[T4] | type[T4],
+        Tool[T5] | type[T5],
+    ],
+    call: ToolCall,
+    *,
+    allow_recovered: bool = False,
+    diagnostics: list[Diagnostic] | None = None,
+) -> T1 | T2 | T3 | T4 | T5: ...
+
+
+@overload
+def decode_tool_call(
+    tool_or_model: tuple[
+        Tool[T1] | type[T1],
+        Tool[T2] | type[T2],
+        Tool[T3] | type[T3],
+        Tool[T4] | type[T4],
+        Tool[T5] | type[T5],
+        Tool[T6] | type[T6],
+    ],
+    call: ToolCall,
+    *,
+    allow_recovered: bool = False,
+    diagnostics: list[Diagnostic] | None = None,
+) -> T1 | T2 | T3 | T4 | T5 | T6: ...
+
+
+@overload
+def decode_tool_call(
+    tool_or_model: list[type[M]],
+    call: ToolCall,
+    *,
+    allow_recovered: bool = False,
+    diagnostics: list[Diagnostic] | None = None,
+) -> M: ...
+
+
+@overload
+def decode_tool_call(
+    tool_or_model: list[Tool[T1]],
+    call: ToolCall,
+    *,
+    allow_recovered: bool = False,
+    diagnostics: list[Diagnostic] | None = None,
+) -> T1: ...
+
+
+@overload
+def decode_tool_call(
+    tool_or_model: list[Tool[Any] | ProviderTool],  # a Context's tools
+    call: ToolCall,
+    *,
+    allow_recovered: bool = False,
+    diagnostics: list[Diagnostic] | None = None,
+) -> Any: ...
+
+
+@overload
+def decode_tool_call(
+    tool_or_model: list[Tool[Any] | type[Any] | ProviderTool],
+    call: ToolCall,
+    *,
+    allow_recovered: bool = False,
+    diagnostics: list[Diagnostic] | None = None,
+) -> Any: ...
+
+
+def decode_tool_call(
+    tool_or_model: Tool[Any] | type[Any] | Sequence[Tool[Any] | type[Any] | ProviderTool],
     call: ToolCall,
     *,
     allow_recovered: bool = False,
@@ -69,12 +195,18 @@ def decode_tool_call(
 ) -> Any:
     """Validate a tool call's arguments and return them typed.
 
+    With several tools, pass them all: the one the call names decodes it, and the caller
+    dispatches on the instance (``match decode_tool_call((weather, lookup), call): case
+    GetWeather(city=city): ...``). A type checker sees the union of their argument types for
+    a tuple (up to six), and for a list what it infers for the list's items.
+
     Args:
         tool_or_model: The :class:`Tool` the call is for, or the pydantic model of its
-            arguments. A Tool made by ``tool()``/``tool_from_function()`` decodes to an instance
-            of its model; a plain schema Tool (one built from a JSON Schema, or any Tool after a
-            JSON round trip of its Context) decodes to a validated ``dict``. With a model class,
-            the call's name must be the class name in snake_case (``GetWeather`` →
+            arguments, or a sequence of them (the tools offered; provider tools in it are
+            skipped). A Tool made by ``tool()``/``tool_from_function()`` decodes to an
+            instance of its model; a plain schema Tool (one built from a JSON Schema, or any
+            Tool after a JSON round trip of its Context) decodes to a validated ``dict``. With
+            a model class, the call's name must be the class name in snake_case (``GetWeather`` →
             ``get_weather``) or the class name itself; for a tool renamed with ``tool(...,
             name=...)``, pass the Tool.
         call: The tool call. Never modified.
@@ -92,12 +224,15 @@ def decode_tool_call(
         filled in).
 
     Raises:
-        ToolArgumentsError: The name is not the tool's, the arguments were recovered or
-            invalid (without ``allow_recovered``), or they do not validate. Its
+        ToolArgumentsError: The name is not the tool's (for a sequence: none of the tools'
+            names; its ``model_message`` then lists the tools offered), the arguments were
+            recovered or invalid (without ``allow_recovered``), or they do not validate. Its
             ``model_message`` can go back to the model as an error tool result; ``errors``
             lists each problem as ``{"path": "items[2].qty", "message": ..., "type": ...}``.
         ToolDefinitionError: ``tool_or_model`` is neither a Tool nor a pydantic model class.
     """
+    if isinstance(tool_or_model, Sequence):
+        tool_or_model = _named(tool_or_model, call)
     model, name, schema, accepted = _target(tool_or_model)
     _check_call(call, name, accepted, allow_recovered=allow_recovered)
     try:
@@ -115,8 +250,34 @@ def decode_tool_call(
     return value
 
 
+def _named(
+    tools: Sequence[Tool[Any] | type[Any] | ProviderTool], call: ToolCall
+) -> Tool[Any] | type[Any]:
+    """The tool (or args model) of ``tools`` that ``call`` names (provider tools, which run
+    at the provider, are skipped: a ``Context``'s ``tools`` can be passed as they are)."""
+    names = []
+    for candidate in tools:
+        if isinstance(candidate, ProviderTool):
+            continue
+        _, name, _, accepted = _target(candidate)
+        if call.name in accepted:
+            return candidate
+        names.append(name)
+    shown = short(call.name)
+    offered = ", ".join(names) if names else "none"
+    raise ToolArgumentsError(
+        f"Tool call {call.id!r} is for tool {call.name!r}, which is not one of: {offered}",
+        model_message=(
+            f"There is no tool named {shown} here. The tools available are: {offered}. "
+            "Please call one of them."
+        ),
+        errors=[{"path": "", "message": f"unexpected tool name {shown}", "type": "tool_name"}],
+        tool_call_id=call.id,
+    )
+
+
 def _target(
-    tool_or_model: Tool[Any] | type[BaseModel],
+    tool_or_model: Tool[Any] | type[Any],
 ) -> tuple[type[BaseModel] | None, str, dict[str, Any] | None, set[str]]:
     """The args model (if any), the tool name, its schema (for a plain Tool), and the names
     a call may have."""

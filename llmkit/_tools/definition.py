@@ -28,10 +28,12 @@ from .metaschema import surely_valid
 
 __all__ = ["ArgsT", "Injected", "Tool", "tool", "tool_from_function"]
 
-_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}\Z")  # \Z: "$" would accept a final newline
 
 
-def _check_schema(schema: dict[str, Any]) -> None:
+def check_schema(schema: dict[str, Any]) -> None:
+    """``ToolDefinitionError`` unless ``schema`` is a valid JSON Schema (also used for a
+    ``response_format`` dict)."""
     if surely_valid(schema):  # exact: see _tools/metaschema.py
         return
     # jsonschema is imported here, not at module import: `import llmkit` stays cheap.
@@ -82,7 +84,7 @@ class Tool(BaseModel, Generic[ArgsT]):
             raise ToolDefinitionError(
                 f"Tool {self.name!r}: parameters must be a JSON Schema with type 'object'"
             )
-        _check_schema(self.parameters)
+        check_schema(self.parameters)
         return self
 
     def __eq__(self, other: object) -> bool:

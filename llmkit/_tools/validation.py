@@ -43,7 +43,7 @@ _SAFE_MESSAGES = {
     "is_subclass_of": "Input has the wrong type",
     "dataclass_exact_type": "Input should be an object",
 }
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 
 
 @dataclass

@@ -4,8 +4,9 @@ A wire adapter (one subpackage of :mod:`llmkit._wire` per wire API) is a module 
 :class:`WireAdapter`; mypy checks each one against it (see :mod:`llmkit._wire`). Its two
 halves are pure:
 
-- the request half maps a :class:`~llmkit.Context` and :class:`Options` to a JSON body
-  (``build``), with the wire's auth ``headers`` and endpoint ``url``;
+- the request half maps a :class:`~llmkit.Context` and the checked
+  :class:`~llmkit._options.Options` (a wire reads its body fields) to a JSON body (``build``),
+  with the wire's auth ``headers`` and endpoint ``url``;
 - the response half is a :class:`Decoder` that turns the frames of a streamed body (``frames``
   splits the bytes: SSE for every wire but Bedrock's event stream) into *neutral deltas*, and
   ``decode_response`` that does the same for a whole body.
@@ -20,9 +21,9 @@ before that is ``stream_truncated``). Adapters never do I/O, retry, or repair JS
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .._options import Options
 from .._sse import SSEDecoder
 
 if TYPE_CHECKING:
@@ -40,24 +41,6 @@ __all__ = [
     "WireAdapter",
     "sse_frames",
 ]
-
-
-@dataclass
-class Options:
-    """The request options that shape the body (transport options live in the transport)."""
-
-    max_tokens: int | None = None
-    temperature: float | None = None
-    top_p: float | None = None
-    stop: list[str] | None = None
-    tool_choice: str | dict[str, Any] | None = None
-    parallel_tool_calls: bool | None = None
-    reasoning: str | None = None
-    response_format: Any = None
-    cache: str | None = None
-    cache_key: str | None = None
-    stream_tool_arguments: bool | None = None
-    provider_options: dict[str, Any] | None = None
 
 
 class Frame(Protocol):
@@ -171,7 +154,7 @@ class DeltaSink(Protocol):
         """The wire's terminal event arrived: end with ``Done``."""
 
     def fail(self, error: Exception) -> None:
-        """An in-stream provider error: end with ``Error`` carrying the partial message."""
+        """An in-stream provider error: end with ``ErrorEvent`` carrying the partial message."""
 
 
 class Decoder(Protocol):

@@ -3,8 +3,10 @@
 :func:`prepare` takes the caller's Context and returns a list of messages that is valid to send
 to the target, with a diagnostic for each change: tool-call ids normalised for the target's
 grammar by one collision-free mapping applied to calls and results alike (QUIRKS B5,
-``tool_call_id_normalized``), and a synthetic error result for every call left without one
-(QUIRKS G1, ``orphan_tool_call``). The caller's Context is never modified.
+``tool_call_id_normalized``), a synthetic error result for every call left without one, and a
+result that answers no call of the assistant turn before it sent as user text after that turn's
+results (QUIRKS G1, ``orphan_tool_call``: every wire refuses such a result). The caller's
+Context is never modified.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .._messages import (
     TextPart,
     ToolCall,
     ToolResultMessage,
+    UserMessage,
     check_tool_names,
 )
 from .._tools.definition import Tool
@@ -77,7 +80,17 @@ def check_tools(
 
 
 def prepare(context: Context, target: IdTarget) -> Prepared:
-    """Normalise ids for ``target`` and answer orphan calls (see the module docstring)."""
+    """Normalise ids for ``target`` and answer orphan calls (see the module docstring).
+
+    Raises:
+        InvalidRequestError: the Context has no messages (a system prompt alone included):
+            every API refuses it, so it is not sent.
+    """
+    if not context.messages:
+        raise InvalidRequestError(
+            "The context has no messages (a system prompt alone is not a conversation): add a "
+            "user message"
+        )
     diagnostics: list[Diagnostic] = []
     ids: list[str] = []
     for m in context.messages:
@@ -99,6 +112,7 @@ def prepare(context: Context, target: IdTarget) -> Prepared:
     out: list[Message] = []
     # calls still waiting for a result: original id -> the call as sent (id mapped)
     pending: dict[str, ToolCall] = {}
+    stray: list[Message] = []  # results answering no call, as user text after the results
 
     def answer_orphans() -> None:
         for original, call in pending.items():
@@ -119,10 +133,15 @@ def prepare(context: Context, target: IdTarget) -> Prepared:
                 )
             )
         pending.clear()
+        out.extend(stray)
+        stray.clear()
 
     for m in context.messages:
         if isinstance(m, ToolResultMessage):
-            pending.pop(m.tool_call_id, None)
+            if m.tool_call_id not in pending:  # no call, or answered already
+                stray.append(_as_text(m, diagnostics))
+                continue
+            pending.pop(m.tool_call_id)
             if m.tool_call_id in mapping:
                 m = m.model_copy(update={"tool_call_id": mapping[m.tool_call_id]})
             out.append(m)
@@ -145,6 +164,21 @@ def prepare(context: Context, target: IdTarget) -> Prepared:
         out.append(m)
     answer_orphans()
     return Prepared(out, diagnostics)
+
+
+def _as_text(m: ToolResultMessage, diagnostics: list[Diagnostic]) -> UserMessage:
+    """A result that answers no call of the turn before it, as a user turn of text."""
+    diagnostics.append(
+        Diagnostic(
+            kind="orphan_tool_call",
+            message="A tool result answered no tool call of the turn before it; sent as text",
+            tool_call_id=m.tool_call_id,
+            details={"name": m.tool_name, "result_without_call": True},
+        )
+    )
+    status = " (error)" if m.is_error else ""
+    head = TextPart(text=f"[result of tool call {m.tool_call_id} ({m.tool_name}){status}]")
+    return UserMessage(content=[head, *m.content])
 
 
 def arguments_json(call: ToolCall) -> str:

@@ -31,7 +31,7 @@ FAILED: dict[str, tuple[DiagnosticKind, str]] = {
 def fail_turn(
     sink: DeltaSink, reason: str, detail: Any, provider: str | None, body: Any = None
 ) -> bool:
-    """End the turn with ``Error`` if ``reason`` is one of :data:`FAILED` (compared in upper
+    """End the turn with ``ErrorEvent`` if ``reason`` is one of :data:`FAILED` (compared in upper
     case); return whether it was. ``body``: the provider's payload, kept on the error."""
     failed = FAILED.get(reason.upper())
     if failed is None:

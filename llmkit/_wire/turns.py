@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .._errors import InvalidRequestError
 from .._messages import AssistantMessage, Message, ToolResultMessage, UserMessage
 
 __all__ = ["Blocks", "turns"]
@@ -56,4 +57,10 @@ def turns(
             open_calls = call_ids(blocks)
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
+    if any(not turn["content"] for turn in out):
+        # Both APIs refuse an empty turn; their empty text blocks were left out (user("")).
+        raise InvalidRequestError(
+            "A user turn has nothing this API can send (empty text is not accepted): give the "
+            "message some text, or leave it out"
+        )
     return out

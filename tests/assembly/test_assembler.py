@@ -284,7 +284,7 @@ def test_exactly_one_terminal_event_and_partial_message_after_error_A5() -> None
         done=False,
     )
     events = replay(body)
-    assert isinstance(events[-1], llmkit.Error)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     msg = events[-1].message
     assert msg.stop_reason == "error" and msg.text == "Partial "
     assert msg.tool_calls[0].arguments == {"a": 1}
@@ -296,7 +296,7 @@ def test_exactly_one_terminal_event_and_partial_message_after_error_A5() -> None
 
 def test_eof_without_done_is_truncated_A4() -> None:
     events = replay(sse(chunk({"content": "cut"}), done=False))
-    assert isinstance(events[-1], llmkit.Error)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     msg = events[-1].message
     assert (msg.stop_reason, msg.text) == ("error", "cut")
     assert "stream_truncated" in kinds(msg)

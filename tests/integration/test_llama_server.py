@@ -108,7 +108,7 @@ def assert_same(message: llmkit.AssistantMessage, reply: Reply) -> None:
 
 def assert_events_tell_the_message(events: list[llmkit.Event]) -> None:
     final = events[-1]
-    assert isinstance(final, (llmkit.Done, llmkit.Error))
+    assert isinstance(final, (llmkit.Done, llmkit.ErrorEvent))
     message = final.message
     text = "".join(e.delta for e in events if isinstance(e, llmkit.TextDelta))
     assert text == message.text
@@ -393,7 +393,7 @@ def test_in_stream_error_keeps_the_payload_status(server: Server) -> None:
     assert wire.status == 200 and reply.error is not None and not reply.done
     assert reply.error["code"] == 500
     final = events[-1]
-    assert isinstance(final, llmkit.Error)
+    assert isinstance(final, llmkit.ErrorEvent)
     assert isinstance(final.error, llmkit.ServerError)
     assert (final.error.status, final.error.code) == (500, reply.error["type"])
     assert final.error.message == reply.error["message"]

@@ -76,3 +76,57 @@ def errors(model: llmkit.Model, context: llmkit.Context) -> None:
     except llmkit.LLMError as e:
         assert_type(e.message, str)
         assert_type(e.partial, llmkit.AssistantMessage | None)
+
+
+def failure_event(model: llmkit.Model, context: llmkit.Context) -> None:
+    with llmkit.stream(model, context) as events:
+        for event in events:
+            if isinstance(event, llmkit.ErrorEvent):
+                assert_type(event.error, llmkit.LLMError)
+                assert_type(event.error.message, str)
+
+
+class LookupOrder(BaseModel):
+    """Look an order up."""
+
+    order_id: int
+
+
+def toolsets(call: llmkit.ToolCall, context: llmkit.Context) -> None:
+    weather, lookup = llmkit.tool(GetWeather), llmkit.tool(LookupOrder)
+    raw = llmkit.Tool(name="search", parameters={"type": "object", "properties": {}})
+    assert_type(llmkit.decode_tool_call((weather, lookup), call), GetWeather | LookupOrder)
+    assert_type(llmkit.decode_tool_call((GetWeather, LookupOrder), call), GetWeather | LookupOrder)
+    both = llmkit.decode_tool_call((weather, LookupOrder, raw), call)
+    assert_type(both, GetWeather | LookupOrder | dict[str, Any])
+    match llmkit.decode_tool_call((weather, lookup), call):
+        case GetWeather(city=city):
+            assert_type(city, str)
+        case LookupOrder(order_id=order_id):
+            assert_type(order_id, int)
+    llmkit.decode_tool_call(context.tools, call)  # a Context's tools, provider tools and all
+
+
+def calls(model: llmkit.Model) -> None:
+    llmkit.complete(model, "Hi")
+    llmkit.complete(model, [llmkit.user("Hi")])
+    llmkit.build_request(model, "Hi", stream=False)
+    llmkit.complete(llmkit.get_model("openai/gpt-4.1-mini"), "Hi")
+    llmkit.Model(provider="openai", id="gpt-4.1-mini")  # api from the provider
+    llmkit.complete(model, 42)  # type: ignore[arg-type]
+
+
+async def client_defaults(model: llmkit.Model, context: llmkit.Context) -> None:
+    client = llmkit.Client(max_tokens=1024, timeout=30.0, headers={"x-team": "a"})
+    llmkit.Client(max_tokenz=1)  # type: ignore[call-arg]
+    llmkit.Client(temperature="hot")  # type: ignore[arg-type]
+    assert_type(client.complete(model, context, reasoning="low"), llmkit.AssistantMessage)
+    assert_type(await client.acomplete(model, "Hi", max_retries=0), llmkit.AssistantMessage)
+    client.complete(model, context, max_tokenz=5)  # type: ignore[call-arg]
+    client.stream(model, context, timeout="abc")  # type: ignore[arg-type]
+    assert_type(client.stream(model, context), llmkit.EventStream)
+    assert_type(client.astream(model, context), llmkit.AsyncEventStream)
+    assert_type(client.count_tokens(model, context), int)
+    assert_type(await client.acount_tokens(model, context), int)
+    client.build_request(model, context, stream=False, temperature=0.2)
+    assert_type(client.with_options(temperature=0.0), llmkit.Client)

@@ -32,7 +32,7 @@ Decoding rules:
   on so that the cost prices them at the model's 1-hour write price.
 - ``message_stop`` ends the stream; anything after it (a ``[DONE]`` from a proxy, A4) is
   ignored. ``event: error`` (e.g. ``overloaded_error`` after HTTP 200, A6/I2) ends it with an
-  ``Error`` carrying the partial message. ``ping`` is ignored; other unknown events are
+  ``ErrorEvent`` carrying the partial message. ``ping`` is ignored; other unknown events are
   reported once per type (A3).
 """
 

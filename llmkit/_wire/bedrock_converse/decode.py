@@ -18,7 +18,8 @@ payload is the event object (with Bedrock's random-length ``"p"`` padding field,
   in order, as an opaque ThinkingPart whose ``replay["bedrock"]`` is the block as a Converse
   content block (its streamed input reassembled), so history goes back verbatim.
 - ``messageStop.stopReason`` is mapped by :data:`STOP_REASONS`; ``malformed_model_output`` and
-  ``malformed_tool_use`` end the turn with ``Error`` and a diagnostic (``_wire/turn_failures``).
+  ``malformed_tool_use`` end the turn with ``ErrorEvent`` and a diagnostic
+  (``_wire/turn_failures``).
   ``additionalModelResponseFields``, and ``metadata``'s ``metrics`` and guardrail ``trace``,
   are kept verbatim on ``message.provider_data``.
 - ``metadata.usage``: ``inputTokens`` counts only the uncached input, so llmkit's ``input`` is

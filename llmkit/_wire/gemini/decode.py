@@ -24,7 +24,7 @@ neutral deltas, and :func:`decode_response` sends a non-streamed body (or the JS
   ``urlContextMetadata``, ``citationMetadata``) is kept verbatim on ``message.provider_data``
   (Gemini's ``Content`` has no field to send it back in).
 - ``finishReason`` is mapped by string (E4); ``MALFORMED_FUNCTION_CALL`` and the other
-  tool-call failures end the stream with ``Error`` and a diagnostic, never as a success. Gemini
+  tool-call failures end the stream with ``ErrorEvent`` and a diagnostic, never as a success. Gemini
   has no terminal event (A4): the stream is complete when a finish reason was seen and the body
   ended; EOF without one is ``stream_truncated``.
 """

@@ -131,9 +131,9 @@ def test_in_stream_overloaded_error_ends_with_error_and_the_partial_A6(run: Run)
     with FakeProvider([error], api=API) as fake:
         events, message = run(model(fake), CONTEXT, api_key=fake.api_key)
         assert len(fake.requests) == 1  # never retried once the stream started
-    assert isinstance(events[-1], llmkit.Error)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     assert isinstance(events[-1].error, llmkit.OverloadedError)
-    assert sum(isinstance(e, (llmkit.Done, llmkit.Error)) for e in events) == 1
+    assert sum(isinstance(e, (llmkit.Done, llmkit.ErrorEvent)) for e in events) == 1
     assert message.stop_reason == "error" and message.text == "Partial answer"
     assert events[-1].error.partial is message
     # The call was cut mid-arguments: kept, with its status, not executable as complete.
@@ -155,7 +155,7 @@ def test_complete_raises_OverloadedError_with_partial_A6(
 def test_missing_message_stop_is_a_truncated_stream_A4(run: Run) -> None:
     with FakeProvider([FakeReply("cut", omit_done=True)], api=API) as fake:
         events, message = run(model(fake), CONTEXT, api_key=fake.api_key)
-    assert isinstance(events[-1], llmkit.Error) and message.stop_reason == "error"
+    assert isinstance(events[-1], llmkit.ErrorEvent) and message.stop_reason == "error"
     assert "stream_truncated" in [d.kind for d in message.diagnostics]
 
 

@@ -354,7 +354,7 @@ def check_events(events: list[Any]) -> None:
     """Start first, one terminal event last; deltas join to the parts they index."""
     message = events[-1].message
     assert isinstance(events[0], llmkit.Start)
-    terminals = [i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.Error))]
+    terminals = [i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.ErrorEvent))]
     assert terminals == [len(events) - 1]
     content = message.content
     texts: dict[int, str] = {}
@@ -378,7 +378,7 @@ def test_stream_matches_the_recording(exchange: Exchange) -> None:
     message = message_of(exchange)
     check_message(message, rec)
     check_events(events_of(exchange))
-    assert isinstance(events_of(exchange)[-1], llmkit.Done if rec.stopped else llmkit.Error)
+    assert isinstance(events_of(exchange)[-1], llmkit.Done if rec.stopped else llmkit.ErrorEvent)
 
 
 @pytest.mark.parametrize("exchange", STREAMS)

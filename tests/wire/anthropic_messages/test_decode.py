@@ -215,7 +215,7 @@ def test_a_server_block_cut_by_an_error_keeps_what_arrived_A6() -> None:
         'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error"}}\n\n',
     )
     events, message = decode(body)
-    assert isinstance(events[-1], llmkit.Error)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     (part,) = message.content
     assert isinstance(part, llmkit.ThinkingPart) and part.replay is not None
     assert part.replay["block"]["input"] == {"query": "x"}
@@ -299,7 +299,7 @@ def test_in_stream_error_with_any_payload_ends_with_a_typed_error_A6() -> None:
         'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error"}}\n\n',
     )
     events, message = decode(body)
-    assert isinstance(events[-1], llmkit.Error)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     assert isinstance(events[-1].error, llmkit.OverloadedError)
     assert message.text == "par" and message.stop_reason == "error"
     _, message = decode(sse(start(), "event: error\ndata: upstream connect error\n\n"))
@@ -327,7 +327,7 @@ def test_pings_unknown_deltas_and_malformed_events_A3() -> None:
 def test_eof_before_message_stop_is_truncated_A4() -> None:
     body = sse(start(), block(0, type="text", text=""), delta(0, type="text_delta", text="x"))
     events, message = decode(body)
-    assert isinstance(events[-1], llmkit.Error) and message.text == "x"
+    assert isinstance(events[-1], llmkit.ErrorEvent) and message.text == "x"
     assert "stream_truncated" in kinds(message)
     body = sse(start(), block(0, type="text", text="x"), stop(0), "data: [DONE]\n\n")
     _, message = decode(body)  # [DONE] is not Anthropic's terminal event

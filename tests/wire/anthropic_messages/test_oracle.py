@@ -144,7 +144,7 @@ def check_intent(stream: MessageStream, snapshot: Any) -> None:
 def check_events(events: list[Any]) -> None:
     assert isinstance(events[0], llmkit.Start)
     assert isinstance(events[-1], llmkit.Done)
-    assert sum(isinstance(e, (llmkit.Done, llmkit.Error)) for e in events) == 1
+    assert sum(isinstance(e, (llmkit.Done, llmkit.ErrorEvent)) for e in events) == 1
     message = events[-1].message
     content = message.content
     texts: dict[int, str] = {}

@@ -65,7 +65,7 @@ def test_exception_messages_are_typed_errors_with_the_partial(
     exception: str, payload: dict[str, Any], error: type[Exception]
 ) -> None:
     events, message = decode(START, TEXT, bedrock_exception(exception, payload))
-    assert isinstance(events[-1], llmkit.Error)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     assert type(events[-1].error) is error
     assert events[-1].error.partial is not None and events[-1].error.partial.text == "Hello"  # type: ignore[attr-defined]
     assert message.stop_reason == "error" and payload["message"] in str(events[-1].error)
@@ -81,7 +81,7 @@ def test_a_generic_error_message_uses_its_headers() -> None:
         b"",
     )
     events, _ = decode(START, failure)
-    assert isinstance(events[-1], llmkit.Error) and "Something broke" in str(events[-1].error)
+    assert isinstance(events[-1], llmkit.ErrorEvent) and "Something broke" in str(events[-1].error)
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_stop_reasons(reason: str, mapped: str) -> None:
 
 def test_malformed_tool_use_ends_with_an_error_and_a_diagnostic() -> None:
     events, message = decode(START, TEXT, stop("malformed_tool_use"), metadata())
-    assert isinstance(events[-1], llmkit.Error)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     assert "tool_arguments_invalid" in [d.kind for d in message.diagnostics]
 
 
@@ -163,14 +163,16 @@ def test_input_without_a_tool_use_start_is_one_call_with_a_synthesised_id() -> N
 
 def test_without_metadata_the_stream_is_truncated() -> None:
     events, message = decode(START, TEXT, stop("end_turn"))
-    assert isinstance(events[-1], llmkit.Error)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     assert "stream_truncated" in [d.kind for d in message.diagnostics] and message.text == "Hello"
 
 
 def test_a_broken_crc_mid_stream_keeps_the_partial() -> None:
     broken = TEXT[:-1] + bytes([TEXT[-1] ^ 0x55])
     events, message = decode(START, TEXT, broken, stop("end_turn"), metadata())
-    assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.StreamError)
+    assert isinstance(events[-1], llmkit.ErrorEvent) and isinstance(
+        events[-1].error, llmkit.StreamError
+    )
     assert "CRC32" in str(events[-1].error) and message.text == "Hello"
 
 

@@ -189,7 +189,7 @@ def test_wrong_key_is_an_authentication_error(complete: Complete) -> None:
 def test_missing_finish_reason_is_a_truncated_stream_A4(run: Run) -> None:
     with FakeProvider([FakeReply("cut short", omit_done=True)], api="gemini") as fake:
         events, message = run(model_of(fake), CONTEXT, api_key=fake.api_key)
-    assert isinstance(events[-1], llmkit.Error)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     assert message.text == "cut short" and message.stop_reason == "error"
     assert "stream_truncated" in [d.kind for d in message.diagnostics]
 
@@ -199,7 +199,7 @@ def test_dropped_connection_keeps_the_partial(run: Run) -> None:
     with FakeProvider([reply], api="gemini") as fake:
         events, message = run(model_of(fake), CONTEXT, api_key=fake.api_key)
         assert len(fake.requests) == 1
-    assert isinstance(events[-1], llmkit.Error)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
     assert message.stop_reason == "error" and message.text == "Partial answer here"[:9]
 
 
@@ -208,7 +208,7 @@ def test_in_stream_error_is_typed(run: Run) -> None:
     with FakeProvider([error], api="gemini") as fake:
         events, message = run(model_of(fake), CONTEXT, api_key=fake.api_key)
     end = events[-1]
-    assert isinstance(end, llmkit.Error) and isinstance(end.error, llmkit.ServerError)
+    assert isinstance(end, llmkit.ErrorEvent) and isinstance(end.error, llmkit.ServerError)
     assert message.text == "part"  # the first two events' deltas
 
 

@@ -190,7 +190,7 @@ def replay(exchange: Exchange, chunking: str = PRIMARY) -> list[llmkit.Event]:
 
 def message(exchange: Exchange) -> llmkit.AssistantMessage:
     last = replay(exchange)[-1]
-    assert isinstance(last, (llmkit.Done, llmkit.Error))
+    assert isinstance(last, (llmkit.Done, llmkit.ErrorEvent))
     return last.message
 
 
@@ -218,12 +218,12 @@ def signatures_of(msg: llmkit.AssistantMessage) -> list[str]:
 
 
 def check_terminal(exchange: Exchange, exp: Expected) -> None:
-    """Start first, exactly one Done/Error and it is last, for every way of cutting."""
-    terminal = llmkit.Error if expected_stop(exp) == "error" else llmkit.Done
+    """Start first, exactly one Done/ErrorEvent and it is last, for every way of cutting."""
+    terminal = llmkit.ErrorEvent if expected_stop(exp) == "error" else llmkit.Done
     for chunking in CHUNKINGS:
         events = replay(exchange, chunking)
         assert isinstance(events[0], llmkit.Start)
-        ends = [i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.Error))]
+        ends = [i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.ErrorEvent))]
         assert ends == [len(events) - 1], chunking
         assert isinstance(events[-1], terminal), chunking
 
@@ -311,7 +311,7 @@ def check_rechunking_invariance(exchange: Exchange, exp: Expected) -> None:
     reference = message(exchange).model_dump()
     for chunking in CHUNKINGS:
         last = replay(exchange, chunking)[-1]
-        assert isinstance(last, (llmkit.Done, llmkit.Error))
+        assert isinstance(last, (llmkit.Done, llmkit.ErrorEvent))
         assert last.message.model_dump() == reference, chunking
 
 

@@ -71,20 +71,20 @@ def pieces(body: bytes, seed: int) -> list[bytes]:
 def replay(body: bytes, model: llmkit.Model = MODEL) -> list[llmkit.Event]:
     reference = list(llmkit.parse_stream(model, [body]))
     last = reference[-1]
-    assert isinstance(last, (llmkit.Done, llmkit.Error))
+    assert isinstance(last, (llmkit.Done, llmkit.ErrorEvent))
     for seed in range(4):
         events = list(llmkit.parse_stream(model, pieces(body, seed)))
         assert [type(e) for e in events] == [type(e) for e in reference]
         end = events[-1]
-        assert isinstance(end, (llmkit.Done, llmkit.Error))
+        assert isinstance(end, (llmkit.Done, llmkit.ErrorEvent))
         assert end.message.model_dump() == last.message.model_dump()
-    assert sum(isinstance(e, (llmkit.Done, llmkit.Error)) for e in reference) == 1
+    assert sum(isinstance(e, (llmkit.Done, llmkit.ErrorEvent)) for e in reference) == 1
     return reference
 
 
 def final(body: bytes, model: llmkit.Model = MODEL) -> llmkit.AssistantMessage:
     last = replay(body, model)[-1]
-    assert isinstance(last, (llmkit.Done, llmkit.Error))
+    assert isinstance(last, (llmkit.Done, llmkit.ErrorEvent))
     return last.message
 
 
@@ -354,7 +354,7 @@ def test_malformed_function_call_is_an_error_not_a_silent_success_E4_D6() -> Non
     }
     events = replay(sse({"candidates": [candidate], "responseId": "r"}))
     end = events[-1]
-    assert isinstance(end, llmkit.Error)
+    assert isinstance(end, llmkit.ErrorEvent)
     assert isinstance(end.error, llmkit.APIError) and end.error.code == "MALFORMED_FUNCTION_CALL"
     msg = end.message
     assert (msg.stop_reason, msg.raw_stop_reason) == ("error", "MALFORMED_FUNCTION_CALL")
@@ -366,13 +366,13 @@ def test_malformed_function_call_is_an_error_not_a_silent_success_E4_D6() -> Non
 
 def test_unexpected_tool_call_is_an_error_too() -> None:
     end = replay(sse(chunk(finish="UNEXPECTED_TOOL_CALL")))[-1]
-    assert isinstance(end, llmkit.Error) and end.message.stop_reason == "error"
+    assert isinstance(end, llmkit.ErrorEvent) and end.message.stop_reason == "error"
     assert "tool_call_unknown_name" in kinds(end.message)
 
 
 def test_eof_without_finish_reason_is_truncated_A4() -> None:
     end = replay(sse(chunk({"text": "partial"})))[-1]
-    assert isinstance(end, llmkit.Error)
+    assert isinstance(end, llmkit.ErrorEvent)
     assert end.message.text == "partial" and end.message.stop_reason == "error"
     assert "stream_truncated" in kinds(end.message)
 
@@ -434,7 +434,7 @@ def test_error_inside_a_200_stream_keeps_the_partial(status: str, error: type[Ex
         chunk({"text": "so far"}), {"error": {"code": 500, "message": "boom", "status": status}}
     )
     end = replay(body)[-1]
-    assert isinstance(end, llmkit.Error) and isinstance(end.error, error)
+    assert isinstance(end, llmkit.ErrorEvent) and isinstance(end.error, error)
     assert end.message.text == "so far" and end.message.stop_reason == "error"
 
 

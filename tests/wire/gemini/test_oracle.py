@@ -223,10 +223,10 @@ def check_intent(stream: GeminiStream, view: SdkView) -> None:
 
 def check_events(events: list[llmkit.Event]) -> None:
     assert isinstance(events[0], llmkit.Start)
-    ends = [i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.Error))]
+    ends = [i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.ErrorEvent))]
     assert ends == [len(events) - 1]
     last = events[-1]
-    assert isinstance(last, (llmkit.Done, llmkit.Error))
+    assert isinstance(last, (llmkit.Done, llmkit.ErrorEvent))
     message = last.message
     assert "".join(e.delta for e in events if isinstance(e, llmkit.TextDelta)) == message.text
     thinking = "".join(e.delta for e in events if isinstance(e, llmkit.ThinkingDelta))
@@ -322,13 +322,13 @@ def test_llmkit_matches_the_google_genai_sdk(data: st.DataObject) -> None:
     second = run(stream.body, data.draw(cut_points(stream.body)))
     check_events(first)
     last = first[-1]
-    assert isinstance(last, (llmkit.Done, llmkit.Error))
+    assert isinstance(last, (llmkit.Done, llmkit.ErrorEvent))
     check_oracle(stream, last.message, view)
     if stream.finish_reason != "MALFORMED_FUNCTION_CALL":
         check_replay(stream, last.message)
     assert [type(e) for e in first] == [type(e) for e in second]
     other = second[-1]
-    assert isinstance(other, (llmkit.Done, llmkit.Error))
+    assert isinstance(other, (llmkit.Done, llmkit.ErrorEvent))
     assert other.message.model_dump() == last.message.model_dump()
 
 

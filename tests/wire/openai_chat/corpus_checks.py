@@ -180,14 +180,16 @@ def arguments_status(arguments: str) -> str:
 
 
 def check_terminal(exchange: Exchange) -> None:
-    """Exactly one Done/Error, last, after a leading Start, for every way of cutting the body."""
+    """Exactly one Done/ErrorEvent, last, after a leading Start, however the body is cut."""
     exp = expected(exchange)
-    terminal_type = llmkit.Error if expected_stop_reason(exp) == "error" else llmkit.Done
+    terminal_type = llmkit.ErrorEvent if expected_stop_reason(exp) == "error" else llmkit.Done
     for chunking in CHUNKINGS:
         events = replay(exchange, chunking).events
         assert events, f"{chunking}: no events"
         assert isinstance(events[0], llmkit.Start), f"{chunking}: first event {events[0]!r}"
-        terminals = [i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.Error))]
+        terminals = [
+            i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.ErrorEvent))
+        ]
         assert terminals == [len(events) - 1], f"{chunking}: terminal events at {terminals}"
         assert isinstance(events[-1], terminal_type), (
             f"{chunking}: ended with {type(events[-1]).__name__}, expected "

@@ -10,7 +10,7 @@ Avian, Bedrock's and Vercel's gateways. These servers are where the quirks live,
   ``finish_reason`` at all; Ollama says ``"stop"`` with a tool call: ``tool_use`` either way (E1).
 * Alibaba continues calls with ``"id": ""`` (B2); the anthropic gateway starts at ``index`` 1.
 * Groq ends two streams with ``event: error`` (tool_use_failed) and no ``[DONE]`` (D6): the
-  replay must end in ``Error`` with the text and reasoning received so far.
+  replay must end in ``ErrorEvent`` with the text and reasoning received so far.
 * vLLM sends ``reasoning`` and ``reasoning_content`` with the same text (F8): counted once.
 * xAI's ``completion_tokens`` excludes reasoning tokens; llmkit's ``Usage.output`` includes them.
 * The anthropic-gateway capture ends ``data: [DONE]\\n`` without the final blank line; the

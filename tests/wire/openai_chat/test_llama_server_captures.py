@@ -110,7 +110,9 @@ def test_context_overflow_is_a_context_length_error() -> None:
     assert INDEX["context-overflow.json"]["status"] == 400
     assert body["error"]["type"] == "exceed_context_size_error"
     assert body["error"]["n_prompt_tokens"] > body["error"]["n_ctx"]
-    errors = complete_sync_and_async("context-overflow.json", llmkit.Context())
+    errors = complete_sync_and_async(
+        "context-overflow.json", llmkit.Context(messages=[llmkit.user("hi")])
+    )
     assert len(errors) == 2
     for error in errors:
         assert type(error) is llmkit.ContextLengthError
@@ -131,7 +133,9 @@ def test_response_format_goes_as_written_to_a_server_without_strict_mode() -> No
     sent = INDEX["structured-output.sse"]["request"]["response_format"]
     schema = Answer.model_json_schema()
     assert sent == {"type": "json_schema", "json_schema": {"name": "Answer", "schema": schema}}
-    request = llmkit.build_request(MODEL, llmkit.Context(), response_format=Answer)
+    request = llmkit.build_request(
+        MODEL, llmkit.Context(messages=[llmkit.user("hi")]), response_format=Answer
+    )
     assert json.loads(request.content)["response_format"] == sent
     assert request.extensions["llmkit.diagnostics"] == []  # nothing rewritten
     # The server held its reply to the whole schema, maxLength included.
@@ -148,7 +152,9 @@ def test_the_strict_transform_only_where_the_server_does_strict_mode(
     provider: str, strict: bool, api: Literal["openai-chat", "openai-responses"]
 ) -> None:
     model = llmkit.Model(provider=provider, id="m", api=api, base_url="http://127.0.0.1:1/v1")
-    request = llmkit.build_request(model, llmkit.Context(), api_key="k", response_format=Answer)
+    request = llmkit.build_request(
+        model, llmkit.Context(messages=[llmkit.user("hi")]), api_key="k", response_format=Answer
+    )
     body = json.loads(request.content)
     fmt = body["response_format"]["json_schema"] if api == "openai-chat" else body["text"]["format"]
     kinds = {d.kind for d in request.extensions["llmkit.diagnostics"]}
@@ -187,7 +193,7 @@ def test_in_stream_error_status_is_the_payloads_code(seed: int) -> None:
     assert payload is not None and payload["code"] == 500
     events = list(llmkit.parse_stream(MODEL, iter(rechunk(body, random.Random(seed)))))
     final = events[-1]
-    assert isinstance(final, llmkit.Error)
+    assert isinstance(final, llmkit.ErrorEvent)
     assert type(final.error) is llmkit.ServerError
     assert (final.error.status, final.error.code) == (500, "server_error")
     # The response itself was a 200: the message does not claim an HTTP 500 response.
@@ -196,7 +202,9 @@ def test_in_stream_error_status_is_the_payloads_code(seed: int) -> None:
 
 
 def test_in_stream_error_raises_a_server_error_with_status_500() -> None:
-    errors = complete_sync_and_async("in-stream-error.sse", llmkit.Context())
+    errors = complete_sync_and_async(
+        "in-stream-error.sse", llmkit.Context(messages=[llmkit.user("hi")])
+    )
     assert [(type(e), getattr(e, "status", None)) for e in errors] == [
         (llmkit.ServerError, 500)
     ] * 2
@@ -224,6 +232,6 @@ def test_an_in_stream_codes_http_status_becomes_status(
     codes (strings, booleans, numbers outside 100-599) leave ``status`` unset."""
     body = b"data: " + json.dumps(payload).encode() + b"\n\n"
     final = list(llmkit.parse_stream(MODEL, [body]))[-1]
-    assert isinstance(final, llmkit.Error)
+    assert isinstance(final, llmkit.ErrorEvent)
     assert type(final.error) is kind
     assert final.error.status == status

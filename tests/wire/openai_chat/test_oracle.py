@@ -199,7 +199,7 @@ def check_event_contract(run: Run) -> None:
     events, msg = run.events, run.message
     assert isinstance(events[0], llmkit.Start)
     assert events[0].provider == "openai"
-    terminal = [i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.Error))]
+    terminal = [i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.ErrorEvent))]
     assert terminal == [len(events) - 1]
 
     # A clean OpenAI stream has no thinking, and block events follow Start < deltas < End.
@@ -377,7 +377,7 @@ def check_generator_intent(
 
 def event_key(ev: llmkit.Event) -> Any:
     """A comparable form of an event (``Done`` compared by its message's dump)."""
-    if isinstance(ev, (llmkit.Done, llmkit.Error)):
+    if isinstance(ev, (llmkit.Done, llmkit.ErrorEvent)):
         return (ev.type, ev.message.model_dump())
     return ev
 

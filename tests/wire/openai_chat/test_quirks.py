@@ -89,7 +89,7 @@ def test_A3_openrouter_processing_comments_are_ignored() -> None:
 def test_A4_done_terminates_eof_without_it_is_truncated_and_trailing_data_is_ignored() -> None:
     assert final(sse(chunk({"content": "x"}), chunk(finish="stop"))).stop_reason == "stop"
     cut = replay(sse(chunk({"content": "x"}), chunk(finish="stop"), done=False))
-    assert isinstance(cut[-1], llmkit.Error) and "stream_truncated" in kinds(cut[-1].message)
+    assert isinstance(cut[-1], llmkit.ErrorEvent) and "stream_truncated" in kinds(cut[-1].message)
     after = (
         sse(chunk({"content": "x"}), chunk(finish="stop"))
         + b"data: [DONE]\n\n"
@@ -105,7 +105,9 @@ def test_A5_error_payload_mid_stream_keeps_the_partial_message() -> None:
         done=False,
     )
     events = replay(body)
-    assert isinstance(events[-1], llmkit.Error) and isinstance(events[-1].error, llmkit.ServerError)
+    assert isinstance(events[-1], llmkit.ErrorEvent) and isinstance(
+        events[-1].error, llmkit.ServerError
+    )
     assert events[-1].message.text == "Half" and events[-1].error.partial is events[-1].message
 
 
@@ -142,7 +144,7 @@ def test_A7_openrouter_error_inside_200_with_finish_reason_error() -> None:
     )
     events = replay(body, model("openrouter"))
     error = events[-1].error  # type: ignore[union-attr]
-    assert isinstance(events[-1], llmkit.Error) and isinstance(error, llmkit.APIError)
+    assert isinstance(events[-1], llmkit.ErrorEvent) and isinstance(error, llmkit.APIError)
     assert error.body["error"]["metadata"]["provider_name"] == "Novita"
     # null choices in a whole body is a transient failure, not an empty success
     with pytest.raises(llmkit.ServerError):

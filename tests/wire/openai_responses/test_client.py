@@ -113,7 +113,7 @@ def test_in_stream_response_failed_ends_with_a_typed_error_and_the_partial_text(
     with FakeProvider([error], api=API, require_key=False) as fake:
         events, message = run(fake.model(), llmkit.Context(messages=[llmkit.user("hi")]))
     last = events[-1]
-    assert isinstance(last, llmkit.Error) and isinstance(last.error, llmkit.ServerError)
+    assert isinstance(last, llmkit.ErrorEvent) and isinstance(last.error, llmkit.ServerError)
     assert "The model crashed mid-answer." in str(last.error)
     # 6 events: created, in_progress, output_item.added, content_part.added, 2 text deltas
     assert message.stop_reason == "error" and message.text == "Partial an"
@@ -124,7 +124,7 @@ def test_default_in_stream_error_event_and_complete_raising(run: Run) -> None:
     error = FakeError(in_stream=True, after_events=3)
     with FakeProvider([error, error], api=API, require_key=False) as fake:
         events, _ = run(fake.model(), llmkit.Context(messages=[llmkit.user("hi")]))
-        assert isinstance(events[-1], llmkit.Error)
+        assert isinstance(events[-1], llmkit.ErrorEvent)
         assert isinstance(events[-1].error, llmkit.ServerError)
         with pytest.raises(llmkit.ServerError) as info:
             llmkit.complete(fake.model(), llmkit.Context(messages=[llmkit.user("hi")]))
@@ -136,12 +136,12 @@ def test_a_clean_eof_without_a_terminal_event_is_a_truncated_stream_A4(run: Run)
     with FakeProvider(replies, api=API, require_key=False) as fake:
         ctx = llmkit.Context(messages=[llmkit.user("hi")])
         events, message = run(fake.model(), ctx)  # the body ends, no response.completed
-        assert isinstance(events[-1], llmkit.Error)
+        assert isinstance(events[-1], llmkit.ErrorEvent)
         assert isinstance(events[-1].error, llmkit.StreamError)
         assert (message.stop_reason, message.text) == ("error", "never finished")
         assert [d.kind for d in message.diagnostics] == ["stream_truncated"]
         events, message = run(fake.model(), ctx)  # the connection drops mid-body
-        assert isinstance(events[-1], llmkit.Error) and message.stop_reason == "error"
+        assert isinstance(events[-1], llmkit.ErrorEvent) and message.stop_reason == "error"
 
 
 def test_incomplete_for_max_output_tokens_is_length(run: Run) -> None:

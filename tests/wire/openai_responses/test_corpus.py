@@ -253,13 +253,16 @@ def status_of(arguments: str) -> str:
 
 
 def check_terminal(exchange: Exchange) -> None:
-    """Exactly one Done/Error, last, after Start, however the body is cut; Error exactly when
-    the recording failed (error / response.failed) or has no terminal event (QUIRKS A4)."""
-    want = llmkit.Error if expected_stop(expected(exchange)) == "error" else llmkit.Done
+    """Exactly one Done/ErrorEvent, last, after Start, however the body is cut; ErrorEvent
+    exactly when the recording failed (error / response.failed) or has no terminal event
+    (QUIRKS A4)."""
+    want = llmkit.ErrorEvent if expected_stop(expected(exchange)) == "error" else llmkit.Done
     for chunking in CHUNKINGS:
         events = run(exchange, chunking)
         assert isinstance(events[0], llmkit.Start), chunking
-        terminals = [i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.Error))]
+        terminals = [
+            i for i, e in enumerate(events) if isinstance(e, (llmkit.Done, llmkit.ErrorEvent))
+        ]
         assert terminals == [len(events) - 1], chunking
         assert isinstance(events[-1], want), chunking
 
@@ -365,7 +368,7 @@ def check_errors(exchange: Exchange) -> None:
     if exp.error is None:
         assert isinstance(last, llmkit.Done)
         return
-    assert isinstance(last, llmkit.Error)
+    assert isinstance(last, llmkit.ErrorEvent)
     assert isinstance(last.error, llmkit.APIError)
     assert last.error.partial is last.message
     assert exp.error["message"] in str(last.error)
@@ -502,7 +505,7 @@ def test_one_body_holding_several_responses_ends_at_the_first_terminal_event() -
     parts = split_responses(whole)
     assert len(parts) == 4
     events = list(llmkit.parse_stream(model_for(whole), rechunk(whole.body, random.Random(7))))
-    assert sum(isinstance(e, (llmkit.Done, llmkit.Error)) for e in events) == 1
+    assert sum(isinstance(e, (llmkit.Done, llmkit.ErrorEvent)) for e in events) == 1
     first = message(parts[0])
     assert events[-1].message.model_dump() == first.model_dump()
 

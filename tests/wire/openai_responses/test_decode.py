@@ -228,7 +228,7 @@ def test_the_documented_error_event_shape_is_a_typed_error_A5() -> None:
         },
     )
     last = replay(body, MODEL)[-1]
-    assert isinstance(last, llmkit.Error) and isinstance(last.error, llmkit.RateLimitError)
+    assert isinstance(last, llmkit.ErrorEvent) and isinstance(last.error, llmkit.RateLimitError)
     assert "Rate limit reached" in str(last.error)
 
 

@@ -279,7 +279,7 @@ def check_event_contract(run: Run) -> None:
 
 
 def event_key(ev: llmkit.Event) -> Any:
-    if isinstance(ev, (llmkit.Done, llmkit.Error)):
+    if isinstance(ev, (llmkit.Done, llmkit.ErrorEvent)):
         return (ev.type, ev.message.model_dump())
     return ev
 

@@ -1,0 +1,217 @@
+"""What OpenTelemetry instrumentation costs a call (docs/observability.md).
+
+Three set-ups, each in a fresh process (OpenTelemetry's global providers can be set once):
+
+- ``sdk``: the OTel SDK configured (a ``TracerProvider`` with a ``BatchSpanProcessor`` into an
+  exporter that drops everything, a ``MeterProvider`` whose reader aggregates): every call
+  records its span and metrics;
+- ``api``: ``opentelemetry-api`` installed, no SDK configured (the API's no-ops);
+
+and in each, calls with ``telemetry=False`` beside calls with telemetry on, interleaved. The
+calls are ``llmkit.complete`` over an ``httpx.MockTransport`` that serves an OpenAI Chat stream
+of ``--events`` text deltas from memory: no socket, so the ratio is llmkit's own cost, the
+least favourable view (over a network the call's wait dwarfs it).
+
+Two measures:
+
+- throughput (default): calls per second, median of ``--reps`` interleaved rounds;
+- ``--callgrind``: CPU instructions per call under valgrind's callgrind, the slope between
+  two call counts (start-up and imports cancel out), and per event, the slope between two
+  stream lengths: repeatable on a shared machine. The per-event figure shows that a stream's
+  work per event does not grow with telemetry on (the first chunk is timed once).
+
+    python benchmarks/telemetry.py                   # throughput, both set-ups
+    python benchmarks/telemetry.py --callgrind       # instruction counts (needs valgrind)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SETUPS = ("sdk", "api")
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def _body(events: int) -> list[bytes]:
+    """An OpenAI Chat stream of ``events`` text deltas, cut into 512-byte writes."""
+    chunk = (
+        'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","model":"gpt-4.1-mini",'
+        '"choices":[{"index":0,"delta":{"content":"word "}}]}\n\n'
+    )
+    end = (
+        'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","model":"gpt-4.1-mini",'
+        '"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+        'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","model":"gpt-4.1-mini",'
+        '"choices":[],"usage":{"prompt_tokens":20,"completion_tokens":' + str(events) + "}}\n\n"
+        "data: [DONE]\n\n"
+    )
+    data = (chunk * events + end).encode()
+    return [data[i : i + 512] for i in range(0, len(data), 512)]
+
+
+def _setup(kind: str) -> None:
+    if kind != "sdk":
+        return
+    from opentelemetry import metrics, trace
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import (
+        BatchSpanProcessor,
+        SpanExporter,
+        SpanExportResult,
+    )
+
+    class Dropped(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(Dropped()))
+    trace.set_tracer_provider(provider)
+    metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
+
+
+def _caller(events: int) -> Any:
+    import httpx
+
+    import llmkit
+
+    body = _body(events)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=iter(body)
+        )
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    model = llmkit.Model(
+        provider="openai", id="gpt-4.1-mini", api="openai-chat", base_url="http://bench.invalid/v1"
+    )
+    context = llmkit.Context(messages=[llmkit.user("Say a few words.")])
+
+    def call(telemetry: bool) -> None:
+        message = llmkit.complete(
+            model, context, api_key="k", client=client, max_retries=0, telemetry=telemetry
+        )
+        assert message.stop_reason == "stop" and len(message.text) == 5 * events
+
+    return call
+
+
+def child_throughput(kind: str, calls: int, events: int, reps: int) -> dict[str, float]:
+    """Calls per second with telemetry off and on, median of interleaved rounds."""
+    _setup(kind)
+    call = _caller(events)
+    for on in (False, True):  # warm up: imports, the first tracer and instruments
+        call(on)
+    rounds: dict[str, list[float]] = {"off": [], "on": []}
+    for _ in range(reps):
+        for label, on in (("off", False), ("on", True)):
+            start = time.perf_counter()
+            for _ in range(calls):
+                call(on)
+            rounds[label].append(calls / (time.perf_counter() - start))
+    return {label: statistics.median(values) for label, values in rounds.items()}
+
+
+def child_calls(kind: str, telemetry: bool, calls: int, events: int) -> None:
+    """``calls`` calls (after one warm-up): the program callgrind counts."""
+    _setup(kind)
+    call = _caller(events)
+    call(telemetry)
+    for _ in range(calls):
+        call(telemetry)
+
+
+def _instructions(kind: str, telemetry: bool, calls: int, events: int) -> int:
+    proc = subprocess.run(
+        [
+            *("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"),
+            *(sys.executable, __file__, "--child-calls", kind, str(int(telemetry))),
+            *(str(calls), str(events)),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = _COLLECTED.search(proc.stderr)
+    if proc.returncode != 0 or found is None:
+        raise RuntimeError(proc.stderr[-2000:])
+    return int(found.group(1))
+
+
+def callgrind(setups: list[str], events: int, low: int, high: int) -> None:
+    print(
+        f"instructions per call ({events} events a stream), and per event (calls of 50/250 events)"
+    )
+    print("| set-up | per call, off | per call, on | on / off | per event, off | per event, on |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for kind in setups:
+        row: dict[str, float] = {}
+        for label, on in (("off", False), ("on", True)):
+            i_low = _instructions(kind, on, low, events)
+            i_high = _instructions(kind, on, high, events)
+            row[label] = (i_high - i_low) / (high - low)
+            e_low = _instructions(kind, on, low, 50)
+            e_high = _instructions(kind, on, low, 250)
+            row[label + "/event"] = (e_high - e_low) / (200 * (low + 1))
+        print(
+            f"| {kind} | {row['off']:,.0f} | {row['on']:,.0f} | {row['on'] / row['off']:.3f} "
+            f"| {row['off/event']:,.0f} | {row['on/event']:,.0f} |"
+        )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--setups", default=",".join(SETUPS))
+    parser.add_argument("--calls", type=int, default=300, help="calls per round")
+    parser.add_argument("--events", type=int, default=100, help="text deltas per stream")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--callgrind", action="store_true")
+    parser.add_argument("--low", type=int, default=20, help="callgrind: the smaller call count")
+    parser.add_argument("--high", type=int, default=120, help="callgrind: the larger call count")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--child-calls", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    if args.child:
+        print(json.dumps(child_throughput(args.child, args.calls, args.events, args.reps)))
+        return
+    if args.child_calls:
+        kind, on, calls, events = args.child_calls
+        child_calls(kind, on == "1", int(calls), int(events))
+        return
+    setups = args.setups.split(",")
+    if args.callgrind:
+        callgrind(setups, args.events, args.low, args.high)
+        return
+    print(f"calls per second ({args.events} events a stream, median of {args.reps} rounds)")
+    print("| set-up | telemetry=False | telemetry on | on / off |")
+    print("| --- | ---: | ---: | ---: |")
+    for kind in setups:
+        proc = subprocess.run(
+            [
+                *(sys.executable, __file__, "--child", kind),
+                *(f"--calls={args.calls}", f"--events={args.events}", f"--reps={args.reps}"),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        rates = json.loads(proc.stdout)
+        ratio = rates["on"] / rates["off"]
+        print(f"| {kind} | {rates['off']:,.0f} | {rates['on']:,.0f} | {ratio:.3f} |")
+
+
+if __name__ == "__main__":
+    main()

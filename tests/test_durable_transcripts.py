@@ -1,0 +1,118 @@
+"""A transcript always serialises, and what a provider's bytes could make ambiguous is said:
+lone surrogate escapes, keys repeated in arguments, arguments nested too deep."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import llmkit
+from tests.helpers import MODEL, call, chunk, sse, tools
+
+TOOL = llmkit.Tool(name="f", description="f", parameters={"type": "object"})
+ANTHROPIC = llmkit.Model(provider="anthropic", id="claude-x", api="anthropic-messages")
+
+
+def decode(body: bytes, model: llmkit.Model = MODEL) -> llmkit.AssistantMessage:
+    *_, last = llmkit.parse_stream(model, [body])
+    return last.message  # type: ignore[union-attr]
+
+
+def durable(message: llmkit.AssistantMessage) -> None:
+    """The message, a Context holding it and the next request all serialise and validate."""
+    dumped = message.model_dump_json()
+    assert llmkit.AssistantMessage.model_validate_json(dumped) == message
+    context = llmkit.Context(messages=[llmkit.user("hi"), message, llmkit.user("again")])
+    context.model_dump_json().encode("utf-8")
+    llmkit.build_request(MODEL, context, api_key="k")
+    llmkit.build_request(ANTHROPIC, context, api_key="k")
+
+
+def kinds(message: llmkit.AssistantMessage) -> list[str]:
+    return [d.kind for d in message.diagnostics]
+
+
+def openai_text(raw_json_text: str) -> bytes:
+    """A stream whose one text delta is ``raw_json_text`` as written in the JSON."""
+    event = '{"id":"r","choices":[{"index":0,"delta":{"content":"' + raw_json_text + '"}}]}'
+    return sse(event, chunk(finish="stop"), {"id": "r", "choices": [], "usage": {}})
+
+
+@pytest.mark.parametrize("escape", ["\\ud800", "\\udfff", "a\\ud83d", "\\ude00b"])
+def test_a_lone_surrogate_in_text_is_replaced_and_reported(escape: str) -> None:
+    message = decode(openai_text("x" + escape + "y"))
+    assert "\ufffd" in message.text and message.text.startswith("x")
+    assert "invalid_unicode" in kinds(message)
+    durable(message)
+
+
+def test_a_surrogate_pair_is_left_alone() -> None:
+    message = decode(openai_text("\\ud83d\\ude00"))
+    assert message.text == "\U0001f600" and "invalid_unicode" not in kinds(message)
+
+
+def test_a_lone_surrogate_in_anthropic_text_is_replaced() -> None:
+    events = [
+        'event: message_start\ndata: {"type":"message_start","message":{"id":"m","usage":{}}}',
+        'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+        '"content_block":{"type":"text","text":""}}',
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+        '"delta":{"type":"text_delta","text":"a\\udc00b"}}',
+        'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}',
+        'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},'
+        '"usage":{"output_tokens":1}}',
+        'event: message_stop\ndata: {"type":"message_stop"}',
+    ]
+    message = decode(("\n\n".join(events) + "\n\n").encode(), ANTHROPIC)
+    assert message.text == "a\ufffdb" and "invalid_unicode" in kinds(message)
+    durable(message)
+
+
+def test_a_lone_surrogate_in_arguments_is_replaced_and_reported() -> None:
+    body = sse(
+        tools(call(0, "call_1", "f", '{"path":"\\ud800x","\\udc01":1}')),
+        chunk(finish="tool_calls"),
+    )
+    message = decode(body)
+    [tool_call] = message.tool_calls
+    assert tool_call.arguments == {"path": "\ufffdx", "\ufffd": 1}
+    assert "invalid_unicode" in kinds(message)
+    durable(message)
+
+
+def test_a_key_repeated_in_arguments_is_reported_and_the_call_not_executable() -> None:
+    body = sse(
+        tools(call(0, "call_1", "f", '{"a":"/tmp/safe","b":{"c":1,"c":2},"a":"/etc/passwd"}')),
+        chunk(finish="tool_calls"),
+    )
+    message = decode(body)
+    [tool_call] = message.tool_calls
+    assert tool_call.arguments["a"] == "/etc/passwd"  # the last wins, as json.loads
+    assert tool_call.status == "recovered"
+    [d] = [d for d in message.diagnostics if d.kind == "tool_arguments_duplicate_keys"]
+    assert d.details["keys"] == ["c", "a"] and d.tool_call_id == "call_1"
+    with pytest.raises(llmkit.ToolArgumentsError):
+        llmkit.decode_tool_call(TOOL, tool_call)
+
+
+@pytest.mark.parametrize("depth", [200, 1000])
+def test_arguments_nested_too_deep_are_invalid_and_the_message_still_serialises(
+    depth: int,
+) -> None:
+    deep = '{"a":' + "[" * depth + "]" * depth + "}"
+    message = decode(sse(tools(call(0, "call_1", "f", deep)), chunk(finish="tool_calls")))
+    [tool_call] = message.tool_calls
+    assert tool_call.status == "invalid" and tool_call.arguments == {}
+    assert tool_call.raw_arguments == deep
+    assert "tool_arguments_invalid" in kinds(message)
+    durable(message)
+
+
+def test_arguments_nested_within_the_bound_are_kept() -> None:
+    value = {"a": json.loads("[" * 60 + "]" * 60)}
+    message = decode(
+        sse(tools(call(0, "call_1", "f", json.dumps(value))), chunk(finish="tool_calls"))
+    )
+    assert message.tool_calls[0].status == "complete"
+    assert message.tool_calls[0].arguments == value
