@@ -1,4 +1,5 @@
-"""The cloud platforms for ``examples/tool_loop.py --provider bedrock|vertex`` (docs/cloud.md).
+"""The cloud platforms for ``examples/tool_loop.py --provider bedrock|vertex|azure``
+(docs/cloud.md).
 
 Which model each platform runs by default, whether credentials are present (else the example
 uses llmkit's fake provider, speaking the platform's real wire: Bedrock's binary event stream,
@@ -16,17 +17,32 @@ DEFAULTS = {
     "bedrock": "us.anthropic.claude-haiku-4-5-20251001-v1:0",
     "vertex": "gemini-2.5-flash",
     "vertex-anthropic": "claude-haiku-4-5@20251001",
+    "azure": "gpt-4.1-mini",
+    "foundry-anthropic": "claude-haiku-4-5",
 }
 """The model ``--provider`` runs when ``--model`` is not given."""
 
-APIS = {"bedrock": "bedrock-converse", "vertex": "gemini", "vertex-anthropic": "anthropic-messages"}
+APIS = {
+    "bedrock": "bedrock-converse",
+    "vertex": "gemini",
+    "vertex-anthropic": "anthropic-messages",
+    "azure": "openai-chat",
+    "foundry-anthropic": "anthropic-messages",
+}
+PLATFORMS = {"bedrock": "bedrock", "azure": "azure", "foundry-anthropic": "azure"}
 
 
 def has_credentials(provider: str) -> bool:
     """Whether the real platform can be reached: a Bedrock API key or AWS credentials; a Vertex
-    express key, or a project for application-default credentials."""
+    express key, or a project for application-default credentials; an Azure endpoint (a key or
+    Microsoft Entra ID, through azure-identity, does the rest)."""
+    names: tuple[str, ...]
     if provider == "bedrock":
         names = ("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_PROFILE")
+    elif provider == "azure":
+        names = ("AZURE_OPENAI_ENDPOINT",)
+    elif provider == "foundry-anthropic":
+        names = ("ANTHROPIC_FOUNDRY_RESOURCE", "ANTHROPIC_FOUNDRY_BASE_URL")
     else:
         names = ("GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "ANTHROPIC_VERTEX_PROJECT_ID")
     return any(os.environ.get(n) for n in names)
@@ -43,6 +59,10 @@ def _results(request: FakeRequest) -> list[str]:
             elif block.get("type") == "tool_result":
                 content = block.get("content")
                 found.append(content if isinstance(content, str) else content[0]["text"])
+    for message in body.get("messages", []):  # OpenAI Chat Completions (Azure OpenAI)
+        if message.get("role") == "tool":
+            content = message["content"]
+            found.append(content if isinstance(content, str) else content[0]["text"])
     for content in body.get("contents", []):  # Gemini on Vertex AI
         for part in content["parts"]:
             if "functionResponse" in part:
@@ -68,5 +88,4 @@ def fake_model(request: FakeRequest) -> FakeReply:
 
 def fake_options(provider: str) -> dict[str, Any]:
     """``FakeProvider`` arguments for the platform."""
-    platform = "bedrock" if provider == "bedrock" else "vertex"
-    return {"api": APIS[provider], "platform": platform}
+    return {"api": APIS[provider], "platform": PLATFORMS.get(provider, "vertex")}

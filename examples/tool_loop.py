@@ -6,6 +6,7 @@ are the caller's; llmkit sends the request and hands back typed, validated tool 
     python examples/tool_loop.py --provider groq --model llama-3.3-70b-versatile --stream
     python examples/tool_loop.py --provider bedrock     # Amazon Bedrock (AWS credentials or key)
     python examples/tool_loop.py --provider vertex      # Vertex AI Gemini (ADC or express key)
+    python examples/tool_loop.py --provider azure       # Azure OpenAI (key or Entra ID)
 
 Without a key for the chosen provider, the example starts ``llmkit.testing.FakeProvider``: a
 real HTTP server on 127.0.0.1 that answers like a model would (including one call with bad
@@ -111,7 +112,7 @@ def main() -> None:
     ns = parser.parse_args()
 
     with ExitStack() as stack:
-        if ns.provider in cloud.DEFAULTS:  # Amazon Bedrock, Vertex AI (docs/cloud.md)
+        if ns.provider in cloud.DEFAULTS:  # Bedrock, Vertex AI, Azure (docs/cloud.md)
             answer = run_cloud(stack, ns.provider, ns.model, fake=ns.fake, stream=ns.stream)
             if not ns.stream:
                 print(answer)

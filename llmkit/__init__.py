@@ -82,7 +82,16 @@ if _typing.TYPE_CHECKING:
         tool_result,
         user,
     )
-    from ._models import Api, Model, ModelCost, OpenAIChatCompat, get_model, models, register_model
+    from ._models import (
+        Api,
+        CostTier,
+        Model,
+        ModelCost,
+        OpenAIChatCompat,
+        get_model,
+        models,
+        register_model,
+    )
     from ._options import RequestOptions
     from ._output import decode_output
     from ._quirk_flags import AnthropicCompat
@@ -126,6 +135,7 @@ _EXPORTS: dict[str, str] = {
     "LLMError": "._errors",
     "Message": "._messages",
     "MissingAPIKeyError": "._errors",
+    "CostTier": "._models",
     "Model": "._models",
     "ModelCost": "._models",
     "NotFoundError": "._errors",
@@ -200,6 +210,7 @@ __all__ = [
     "Client",
     "Context",
     "ContextLengthError",
+    "CostTier",
     "Diagnostic",
     "DiagnosticEvent",
     "DiagnosticKind",

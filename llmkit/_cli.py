@@ -2,7 +2,7 @@
 
 ::
 
-    llmkit models [PROVIDER] [--json]                  the catalogue, or one provider's models
+    llmkit models [PROVIDER] [--reasoning [LEVEL]] [--input KIND] [--json]    the catalogue
     llmkit complete PROVIDER/MODEL PROMPT [--stream] [--json]    one call, printed
     llmkit request PROVIDER/MODEL PROMPT               the request that would be sent (nothing sent)
     llmkit replay FILE... --api API [--json]           captured raw response bodies -> events
@@ -101,17 +101,62 @@ def _options(ns: argparse.Namespace) -> dict[str, Any]:
 # --------------------------------------------------------------------------- commands
 
 
+def _levels(m: llmkit.Model) -> str:
+    """The reasoning column: the model's effort values, its budget range, or yes/no."""
+    if not m.reasoning:
+        return "no"
+    if m.reasoning_efforts:
+        return ",".join(m.reasoning_efforts)
+    if m.reasoning_budget is not None:
+        low, high = m.reasoning_budget.get("min"), m.reasoning_budget.get("max")
+        return f"budget:{low if low is not None else ''}-{high if high is not None else ''}"
+    return "yes"
+
+
+def _has_level(m: llmkit.Model, level: str) -> bool:
+    """Whether the model takes ``level`` as itself (not sent as a lower one)."""
+    if not m.reasoning or level == "any":
+        return m.reasoning
+    if m.reasoning_efforts:
+        return level in m.reasoning_efforts
+    if m.reasoning_budget is not None:  # budgets: "max" needs the model's largest known
+        return level != "max" or "max" in m.reasoning_budget
+    return False  # levels not known
+
+
+def _price(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+def _tiers(m: llmkit.Model) -> str:
+    """Long-prompt prices: ``>272k:5/22.5`` (input/output above 272,000 input tokens)."""
+    cells = []
+    for tier in m.cost.tiers:
+        size = f"{tier.size // 1000}k" if tier.size % 1000 == 0 else str(tier.size)
+        input_price = tier.input if tier.input is not None else m.cost.input
+        output_price = tier.output if tier.output is not None else m.cost.output
+        cells.append(f">{size}:{_price(input_price)}/{_price(output_price)}")
+    return ";".join(cells) or "-"
+
+
 def _cmd_models(ns: argparse.Namespace) -> int:
-    found = llmkit.models(ns.provider)
+    provider = ns.provider or ns.provider_option
+    found = llmkit.models(provider)
     if not found:
         providers = ", ".join(sorted({m.provider for m in llmkit.models()}))
-        raise _Failure(f"no model of provider {ns.provider!r} in the catalogue ({providers})")
+        raise _Failure(f"no model of provider {provider!r} in the catalogue ({providers})")
+    if ns.reasoning is not None:
+        found = [m for m in found if _has_level(m, ns.reasoning)]
+    if ns.input is not None:
+        found = [m for m in found if ns.input in m.input]
     if ns.json:
         _utf8(sys.stdout)
         print(json.dumps([m.model_dump(mode="json") for m in found], ensure_ascii=False, indent=2))
         return 0
-    rows = [("MODEL", "API", "CONTEXT", "MAX OUT", "INPUT", "REASONING", "$/M IN", "$/M OUT")]
+    header = ("MODEL", "API", "CONTEXT", "MAX OUT", "INPUT", "REASONING", "$/M IN", "$/M OUT")
+    rows = [(*header, "$/M CACHED", "LONG PROMPT $/M")]
     for m in found:
+        priced = m.cost.input is not None or m.cost.output is not None
         rows.append(
             (
                 f"{m.provider}/{m.id}",
@@ -119,9 +164,11 @@ def _cmd_models(ns: argparse.Namespace) -> int:
                 str(m.context_window or "-"),
                 str(m.max_output_tokens or "-"),
                 ",".join(m.input),
-                "yes" if m.reasoning else "no",
-                f"{m.cost.input:g}" if m.cost.input or m.cost.output else "-",
-                f"{m.cost.output:g}" if m.cost.input or m.cost.output else "-",
+                _levels(m),
+                _price(m.cost.input) if priced else "-",
+                _price(m.cost.output) if priced else "-",
+                _price(m.cost.cache_read),
+                _tiers(m),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -286,6 +333,20 @@ def _parser() -> argparse.ArgumentParser:
 
     models = commands.add_parser("models", help="list the model catalogue")
     models.add_argument("provider", nargs="?", metavar="PROVIDER")
+    models.add_argument(
+        "--provider", dest="provider_option", metavar="PROVIDER", help="only this provider's models"
+    )
+    models.add_argument(
+        "--reasoning",
+        nargs="?",
+        const="any",
+        choices=["any", "minimal", "low", "medium", "high", "xhigh", "max"],
+        metavar="LEVEL",
+        help="only reasoning models; with a LEVEL, only models that take it (e.g. xhigh, max)",
+    )
+    models.add_argument(
+        "--input", choices=["text", "image", "pdf"], help="only models that read this input"
+    )
     models.add_argument("--json", action="store_true", help="a JSON array of models")
     models.set_defaults(run=_cmd_models)
 

@@ -23,6 +23,7 @@ from ._quirk_flags import AnthropicCompat, OpenAIChatCompat
 __all__ = [
     "AnthropicCompat",
     "Api",
+    "CostTier",
     "Model",
     "ModelCost",
     "OpenAIChatCompat",
@@ -34,9 +35,33 @@ __all__ = [
 
 Api = Literal["openai-chat", "openai-responses", "anthropic-messages", "gemini", "bedrock-converse"]
 
-Platform = Literal["bedrock", "vertex"]
+Platform = Literal["bedrock", "vertex", "azure"]
 """A cloud platform hosting models of several vendors: it decides how requests authenticate
-(:mod:`llmkit._auth`) and, for Vertex AI, the URL layout of the wire it carries."""
+(:mod:`llmkit._auth`) and, for Vertex AI and Azure, the URL layout of the wire it carries."""
+
+
+class CostTier(BaseModel):
+    """Prices that apply above a prompt size (models.dev ``[[cost.tiers]]``): when
+    ``Usage.input`` exceeds ``size``, every bucket priced here is billed at this price, a bucket
+    left out (``None``) at the model's base price.
+
+    Attributes:
+        size: Input tokens above which the tier applies.
+        input: Uncached input.
+        output: Output.
+        cache_read: Input read from the prompt cache.
+        cache_write: Input written to the prompt cache.
+        cache_write_long: Input written to a long-lived cache entry.
+    """
+
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True)
+
+    size: int
+    input: float | None = None
+    output: float | None = None
+    cache_read: float | None = None
+    cache_write: float | None = None
+    cache_write_long: float | None = None
 
 
 class ModelCost(BaseModel):
@@ -52,6 +77,9 @@ class ModelCost(BaseModel):
         cache_write: Input written to the prompt cache (Anthropic: a 5-minute write).
         cache_write_long: Input written to a long-lived cache entry (Anthropic: a 1-hour
             write, ``cache="long"``), where the provider bills it at its own price.
+        tiers: Long-prompt prices, by ascending ``size``: the highest tier whose ``size`` the
+            request's input exceeds replaces the prices it names (GPT-5.4 doubles its input
+            price above 272k tokens).
     """
 
     model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True)
@@ -61,6 +89,22 @@ class ModelCost(BaseModel):
     cache_read: float | None = None
     cache_write: float | None = None
     cache_write_long: float | None = None
+    tiers: tuple[CostTier, ...] = ()
+
+    def for_input(self, input_tokens: int) -> ModelCost:
+        """The prices that bill a request with ``input_tokens`` of input (its tier applied)."""
+        tier = None
+        for candidate in self.tiers:
+            if input_tokens > candidate.size and (tier is None or candidate.size > tier.size):
+                tier = candidate
+        if tier is None:
+            return self
+        priced = {
+            k: v
+            for k in ("input", "output", "cache_read", "cache_write", "cache_write_long")
+            if (v := getattr(tier, k)) is not None
+        }
+        return self.model_copy(update={**priced, "tiers": ()})
 
 
 # Frozen, so every Model can share them: a Model's defaults cost no memory per instance (a
@@ -105,6 +149,11 @@ class Model(BaseModel):
         input: What the model reads: ``"text"``, and ``"image"`` and ``"pdf"`` where it can (a
             PDF document to a model without ``"pdf"`` is a placeholder, ``document_omitted``).
         reasoning: Whether the model reasons (accepts the ``reasoning`` option).
+        reasoning_efforts: The effort values the model takes, lowest first (models.dev
+            ``reasoning_options``: ``"none"``, ``"minimal"``, ``"low"``, ``"medium"``,
+            ``"high"``, ``"xhigh"``, ``"max"``); ``None``: the wire's own levels.
+        reasoning_budget: The thinking-token budget range of a budget-only model (``min``,
+            ``max``; either may be absent); ``None``: the wire's own budgets.
         strict_tools: Whether strict tool schemas are supported.
         structured_output: Whether ``response_format`` can be honoured. ``None``: the wire
             decides (OpenAI and Gemini wires: yes; Anthropic: Claude 4.5 and later, by id).
@@ -134,7 +183,9 @@ class Model(BaseModel):
             from ``api_key`` or application-default credentials, or an express-mode API key;
             ``publishers/{publisher}/models/{id}:{method}`` URLs). ``None``: the wire's own
             key header. ``base_url`` may hold ``{region}``, ``{project}`` and ``{location}``
-            placeholders, filled in when a request is built (docs/cloud.md).
+            placeholders, filled in when a request is built (docs/cloud.md). ``"azure"``
+            (Azure OpenAI and Claude on Microsoft Foundry: ``api-key``, else Microsoft Entra
+            ID tokens; the v1 or deployment endpoint, docs/cloud.md).
     """
 
     model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True)
@@ -147,6 +198,8 @@ class Model(BaseModel):
     api_key_required: bool = True
     input: list[Literal["text", "image", "pdf"]] = Field(default_factory=lambda: ["text"])  # type: ignore[arg-type]
     reasoning: bool = False
+    reasoning_efforts: tuple[str, ...] | None = None
+    reasoning_budget: dict[Literal["min", "max"], int] | None = None
     strict_tools: bool = False
     structured_output: bool | None = None
     forced_tool_choice: bool = True
@@ -197,9 +250,9 @@ class Model(BaseModel):
             The cost, or ``None`` when a count needed is missing or a bucket with tokens in it
             has no known price (an unknown price is never taken as free).
         """
-        c = self.cost
         if usage.input is None or usage.output is None:
             return None
+        c = self.cost.for_input(usage.input) if self.cost.tiers else self.cost
         read = usage.cache_read or 0
         write = usage.cache_write or 0
         long = min(max(long_writes, 0), write)
@@ -246,7 +299,9 @@ def _default_api(provider: str) -> Api:
     """
     if provider in _DOCUMENTED_DEFAULT_API:
         return _DOCUMENTED_DEFAULT_API[provider]
-    counts = _catalogue_apis().get(provider)
+    counts: dict[Api, int] = {}
+    for entry in _provider_entries(provider).values():  # only this provider's lines are read
+        counts[entry["api"]] = counts.get(entry["api"], 0) + 1
     if counts:
         return max(sorted(counts), key=lambda api: counts[api])
     known = ", ".join(sorted(_catalogue_apis()))
@@ -317,11 +372,40 @@ _registered: dict[tuple[str, str], Model] = {}
 
 
 @functools.lru_cache(maxsize=1)
+def _catalogue_bytes() -> bytes:
+    path = os.path.join(os.path.dirname(__file__), "data", "models.json")
+    data: bytes = __spec__.loader.get_data(path)  # type: ignore[union-attr]
+    return data
+
+
+@functools.lru_cache(maxsize=1)
 def _catalogue_entries() -> dict[tuple[str, str], dict[str, Any]]:
-    """The catalogue's raw entries, keyed by (provider, id). Each becomes a Model only when it
-    is asked for (:func:`_catalogue_model`): validating all of them would cost the first
-    ``get_model`` tens of milliseconds for the one model it returns."""
-    return {(entry["provider"], entry["id"]): entry for entry in _data("models.json")["models"]}
+    """The whole catalogue's raw entries, keyed by (provider, id): for listings and an unknown
+    model's suggestions. A lookup reads only its provider's entries (:func:`_provider_entries`)."""
+    entries = json.loads(_catalogue_bytes())["models"]
+    return {(entry["provider"], entry["id"]): entry for entry in entries}
+
+
+@functools.lru_cache(maxsize=64)
+def _provider_entries(provider: str) -> dict[str, dict[str, Any]]:
+    """One provider's raw entries, keyed by id. Each becomes a Model only when it is asked for
+    (:func:`_catalogue_model`).
+
+    The catalogue holds hundreds of models (scripts/gen_catalogue.py); parsing all of them
+    would cost the first ``get_model`` milliseconds for the one model it returns. The generator
+    writes one model per line, sorted, each line starting with its provider, so one provider's
+    entries are the lines with that prefix (tests/test_catalogue.py holds the layout to it).
+    """
+    prefix = b'    {"provider": ' + json.dumps(provider).encode() + b", "
+    data = _catalogue_bytes()
+    start = data.find(b"\n" + prefix)
+    out: dict[str, dict[str, Any]] = {}
+    while start != -1:
+        end = data.find(b"\n", start + 1)
+        entry = json.loads(data[start + 1 : end].rstrip(b","))
+        out[entry["id"]] = entry
+        start = end if data.startswith(prefix, end + 1) else -1
+    return out
 
 
 _validated: dict[tuple[str, str], Model] = {}
@@ -331,24 +415,25 @@ def _catalogue_model(key: tuple[str, str]) -> Model | None:
     """The catalogue's Model for ``key`` (validated once, then the same object every time)."""
     model = _validated.get(key)
     if model is None:
-        entry = _catalogue_entries().get(key)
+        entry = _provider_entries(key[0]).get(key[1])
         if entry is None:
             return None
         model = _validated[key] = Model.model_validate(entry)
     return model
 
 
-def _catalogue() -> dict[tuple[str, str], Model]:
+def _catalogue(provider: str | None = None) -> dict[tuple[str, str], Model]:
+    keys = (
+        _catalogue_entries()
+        if provider is None
+        else [(provider, i) for i in _provider_entries(provider)]
+    )
     out: dict[tuple[str, str], Model] = {}
-    for key in _catalogue_entries():
+    for key in keys:
         model = _catalogue_model(key)
         assert model is not None
         out[(model.provider, model.id)] = model
     return out
-
-
-def _all() -> dict[tuple[str, str], Model]:
-    return {**_catalogue(), **_registered}
 
 
 def get_model(provider: str, id: str | None = None) -> Model:
@@ -379,7 +464,8 @@ def get_model(provider: str, id: str | None = None) -> Model:
 
 def models(provider: str | None = None) -> list[Model]:
     """Every known model (catalogue and registered), optionally of one provider."""
-    return [m for (p, _), m in sorted(_all().items()) if provider is None or p == provider]
+    found = {**_catalogue(provider), **_registered}
+    return [m for (p, _), m in sorted(found.items()) if provider is None or p == provider]
 
 
 def register_model(model: Model) -> None:

@@ -47,8 +47,8 @@ __all__ = [
     "unknown_options",
 ]
 
-Reasoning = Literal["off", "minimal", "low", "medium", "high"]
-REASONING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high")
+Reasoning = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+REASONING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 CACHE_LEVELS: tuple[str, ...] = ("off", "short", "long")
 ToolChoice = Literal["auto", "none", "required"] | dict[str, str]
 
@@ -85,8 +85,9 @@ class RequestOptions(TypedDict, total=False):
     switch; reported where it does not)."""
 
     reasoning: Reasoning
-    """Reasoning effort: ``"off"``, ``"minimal"``, ``"low"``, ``"medium"`` or ``"high"``,
-    mapped to each provider's own setting (effort, thinking budget)."""
+    """Reasoning effort: ``"off"``, ``"minimal"``, ``"low"``, ``"medium"``, ``"high"``,
+    ``"xhigh"`` or ``"max"``, mapped to each model's own setting (effort, thinking budget); a
+    level the model lacks goes to the nearest lower one it has, reported."""
 
     response_format: type[BaseModel] | dict[str, Any]
     """Structured output: a pydantic model class or a JSON Schema (a dict) for the reply."""

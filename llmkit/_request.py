@@ -84,10 +84,13 @@ def finish(
         **_wire.adapter(model.api).headers(model, access.key),
         **(opts.headers or {}),
     }
+    target = url(access.base_url)
+    if access.endpoint is not None:
+        target = access.endpoint(target)
     try:
         request = httpx.Request(
             "POST",
-            url(access.base_url),
+            target,
             headers=headers,
             content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"),
             extensions={"llmkit.diagnostics": diagnostics},

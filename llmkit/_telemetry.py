@@ -156,6 +156,10 @@ def _load() -> _Otel | None:
 
 def provider_name(model: Model) -> str:
     """``gen_ai.provider.name``: where the request goes."""
+    if model.platform == "azure":  # Claude on Foundry is Anthropic's; the rest Azure OpenAI
+        if model.provider in _PROVIDERS:
+            return _PROVIDERS[model.provider]
+        return "anthropic" if model.api == "anthropic-messages" else "azure.ai.openai"
     if model.platform is not None:
         return _PLATFORMS[model.platform]
     return _PROVIDERS.get(model.provider, model.provider)

@@ -71,6 +71,7 @@ wins over the marker, key by key)::
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 from types import TracebackType
@@ -129,8 +130,18 @@ Emulation shapes streamed responses; non-streamed bodies and HTTP errors keep Op
 """
 
 
-_PLATFORM_APIS = {"vertex": ("gemini", "anthropic-messages"), "bedrock": ("bedrock-converse",)}
+_PLATFORM_APIS = {
+    "vertex": ("gemini", "anthropic-messages"),
+    "bedrock": ("bedrock-converse",),
+    "azure": ("openai-chat", "openai-responses", "anthropic-messages"),
+}
 _VERTEX_PATH = "/v1/projects/fake-project/locations/us-central1"
+# Azure OpenAI's v1 root, and Foundry's Claude root (clients add /v1/messages).
+_AZURE_PATHS = {"openai-chat": "/openai/v1", "openai-responses": "/openai/v1"}
+_FOUNDRY_PATH = "/anthropic"
+# Azure OpenAI's v1 and deployment paths (``/openai/deployments/{name}/chat/completions``,
+# ``/openai/responses``), Foundry's ``/anthropic/v1/messages``: the wire's own path after them.
+_AZURE = re.compile(r"/(?:openai/v1|openai/deployments/[^/]+|openai|anthropic/v1)(/.*)")
 
 
 class _EmulatingServer(Server):
@@ -145,6 +156,36 @@ class _EmulatingServer(Server):
         """The encoder for ``method`` on ``path``, the emulating one for its own wire."""
         found = super().route(method, path)
         return self.encoder if found is ENCODERS.get(self.encoder.api) else found
+
+
+class _AzureEncoder:
+    """A wire's encoder as Azure serves it: Azure OpenAI's and Foundry's paths, and the key in
+    ``api-key`` (Foundry: also ``x-api-key``) or an Entra ID bearer token equal to it."""
+
+    def __init__(self, inner: WireEncoder) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def handles(self, method: str, path: str) -> bool:
+        found = _AZURE.fullmatch(path.split("?", 1)[0])
+        return found is not None and self._inner.handles(method, "/v1" + found.group(1))
+
+    def unauthorized(self, request: FakeRequest, api_key: str) -> bytes | None:
+        headers = request.headers
+        if api_key in (headers.get("api-key"), headers.get("x-api-key")):
+            return None
+        if headers.get("authorization") == f"Bearer {api_key}":
+            return None
+        return self._inner.unauthorized(request, api_key)
+
+
+class _AzureServer(_EmulatingServer):
+    """A :class:`Server` answering its one wire on Azure's paths only."""
+
+    def route(self, method: str, path: str) -> WireEncoder | None:
+        return self.encoder if self.encoder.handles(method, path) else None
 
 
 class _Script:
@@ -199,7 +240,10 @@ class FakeProvider:
             ``"openai"``) is api.openai.com's own behaviour. ``openai-chat`` only.
         platform: ``"vertex"`` (``api="gemini"`` or ``"anthropic-messages"``: Vertex AI's
             paths under ``base_url`` = ``…/v1/projects/fake-project/locations/us-central1``)
-            or ``"bedrock"`` (``api="bedrock-converse"``); ``model()`` carries it.
+            or ``"bedrock"`` (``api="bedrock-converse"``) or ``"azure"`` (``api="openai-chat"``
+            or ``"openai-responses"``: Azure OpenAI's ``/openai/v1`` and deployment paths, the
+            key in ``api-key``; ``"anthropic-messages"``: Claude on Microsoft Foundry,
+            ``/anthropic/v1/messages``); ``model()`` carries it.
         input: What the fake model reads (``Model.input`` values): a request carrying a PDF
             document without ``"pdf"`` here, or an image without ``"image"``, is refused with
             the real API's 400. Everything by default.
@@ -246,6 +290,12 @@ class FakeProvider:
             "reads": frozenset(input),
             "count": count_tokens,
         }
+        self._server: Server
+        if platform == "azure":
+            inner = ENCODERS[api] if emulate is None else OpenAIChatEncoder(profile(emulate))
+            azure: Any = _AzureEncoder(inner)
+            self._server = _AzureServer(replies, encoder=azure, **common)
+            return
         if emulate is None:
             self._server = Server(replies, **common)
             return
@@ -340,7 +390,12 @@ class FakeProvider:
         if self._port is None:
             raise RuntimeError("FakeProvider is not started; use `with` or call start()")
         host = f"[{self._host}]" if ":" in self._host else self._host
-        path = _VERTEX_PATH if self._platform == "vertex" else ENCODERS[self._api].base_path
+        if self._platform == "vertex":
+            path = _VERTEX_PATH
+        elif self._platform == "azure":
+            path = _AZURE_PATHS.get(self._api, _FOUNDRY_PATH)
+        else:
+            path = ENCODERS[self._api].base_path
         return f"http://{host}:{self._port}{path}"
 
     @property

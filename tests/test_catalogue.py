@@ -1,4 +1,5 @@
-"""The model catalogue (``llmkit/data/models.json``): shape, consistency, lookups, laziness."""
+"""The model catalogue (``llmkit/data/models.json``, generated from models.dev by
+``scripts/gen_catalogue.py``): shape, consistency, lookups, laziness."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import subprocess
 import sys
 import typing
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,12 +18,19 @@ from llmkit import _models
 
 PROVIDERS = {
     "openai", "anthropic", "google", "deepseek", "groq", "mistral", "openrouter", "xai",
-    "together", "fireworks", "cerebras", "azure-openai", "gemini-openai",
+    "together", "fireworks", "cerebras", "azure", "gemini-openai", "foundry-anthropic",
     "ollama", "vllm", "llamacpp", "lmstudio", "bedrock", "vertex", "vertex-anthropic",
 }  # fmt: skip
+ROOT = Path(__file__).resolve().parent.parent
 LOCAL = {"ollama", "vllm", "llamacpp", "lmstudio"}
-PER_RESOURCE = {"azure-openai"}  # base URL is the user's own resource, not in the profile
-CLOUD = {"bedrock": "bedrock", "vertex": "vertex", "vertex-anthropic": "vertex"}  # platform
+PER_RESOURCE = {
+    "azure",
+    "foundry-anthropic",
+}  # base URL is the user's own resource, not in the profile
+CLOUD = {
+    "bedrock": "bedrock", "vertex": "vertex", "vertex-anthropic": "vertex",
+    "azure": "azure", "foundry-anthropic": "azure",
+}  # platform  # fmt: skip
 REQUIRED = {
     "provider", "id", "api", "input", "reasoning", "strict_tools",
     "context_window", "max_output_tokens", "cost",
@@ -38,7 +47,8 @@ ONE_PER_PROVIDER = {
     "together": "deepseek-ai/DeepSeek-V4.1-Flash",
     "fireworks": "accounts/fireworks/models/glm-5p3",
     "cerebras": "gpt-oss-120b",
-    "azure-openai": "gpt-4.1",
+    "azure": "gpt-4.1",
+    "foundry-anthropic": "claude-sonnet-5",
     "gemini-openai": "gemini-3.8-flash",
     "ollama": "qwen3:8b",
     "vllm": "Qwen/Qwen3-8B",
@@ -75,6 +85,7 @@ def test_entry_validates_as_model(entry: dict[str, Any]) -> None:
         "cache_read",
         "cache_write",
         "cache_write_long",
+        "tiers",
     }
 
 
@@ -90,6 +101,27 @@ def test_sorted_by_provider_then_id() -> None:
     assert pairs == sorted(pairs)
 
 
+def test_one_model_per_line_each_starting_with_its_provider() -> None:
+    # The layout a lookup relies on to parse only its provider's lines (_provider_entries).
+    text = resources.files("llmkit").joinpath("data/models.json").read_text("utf-8")
+    lines = [line for line in text.splitlines() if line.startswith('    {"provider": ')]
+    assert len(lines) == len(ENTRIES)
+    for line, entry in zip(lines, ENTRIES, strict=True):
+        assert json.loads(line.rstrip(",")) == entry
+    for provider in PROVIDERS:
+        expected = {e["id"]: e for e in ENTRIES if e["provider"] == provider}
+        assert _models._provider_entries(provider) == expected
+
+
+def test_hundreds_of_models_with_provenance() -> None:
+    assert len(ENTRIES) >= 500
+    source = RAW["_source"]
+    assert source["repository"] == "https://github.com/anomalyco/models.dev"
+    assert len(source["commit"]) == 40 and source["licence"] == "MIT"
+    docs = (ROOT / "docs" / "providers.md").read_text("utf-8")
+    assert source["commit"] in docs and source["date"] in docs
+
+
 def test_api_values_are_valid() -> None:
     valid = set(typing.get_args(llmkit.Api))
     assert valid == {
@@ -97,13 +129,13 @@ def test_api_values_are_valid() -> None:
     }  # fmt: skip
     assert {e["api"] for e in ENTRIES} <= valid
     for e in ENTRIES:
-        if e["provider"] in ("anthropic", "vertex-anthropic"):
+        if e["provider"] in ("anthropic", "vertex-anthropic", "foundry-anthropic"):
             assert e["api"] == "anthropic-messages", _name(e)
         elif e["provider"] in ("google", "vertex"):
             assert e["api"] == "gemini", _name(e)
         elif e["provider"] == "bedrock":
             assert e["api"] == "bedrock-converse", _name(e)
-        elif e["provider"] in {"openai", "azure-openai"}:
+        elif e["provider"] in {"openai", "azure"}:
             assert e["api"] in {"openai-chat", "openai-responses"}, _name(e)
         else:
             assert e["api"] == "openai-chat", _name(e)
@@ -112,8 +144,6 @@ def test_api_values_are_valid() -> None:
 def test_every_listed_provider_is_present() -> None:
     present = {e["provider"] for e in ENTRIES}
     assert present == PROVIDERS
-    assert set(RAW["_sources"]) == PROVIDERS
-    assert all(RAW["_sources"][p] for p in PROVIDERS)
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=_name)
@@ -122,19 +152,24 @@ def test_numbers_are_sane(entry: dict[str, Any]) -> None:
     assert isinstance(ctx, int) and ctx > 0
     assert isinstance(out, int) and out > 0
     assert out <= ctx
-    assert entry["input"] in (["text"], ["text", "image"], ["text", "image", "pdf"])
+    kinds = ["text", "image", "pdf"]
+    assert entry["input"][0] == "text" and entry["input"] == [
+        k for k in kinds if k in entry["input"]
+    ]
     assert isinstance(entry["reasoning"], bool) and isinstance(entry["strict_tools"], bool)
-    cost = entry["cost"]
-    assert all(isinstance(v, (int, float)) and v >= 0 for v in cost.values())
+    cost = dict(entry["cost"])
+    tiers = cost.pop("tiers", [])
+    # models.dev's own figures: a price may be free (0.0, e.g. OpenRouter's ":free" models) or
+    # absent (unknown), never negative.
+    for prices in [cost, *tiers]:
+        assert all(isinstance(v, (int, float)) and v >= 0 for v in prices.values())
+    sizes = [t["size"] for t in tiers]
+    assert sizes == sorted(set(sizes)) and all(size > 0 for size in sizes)
+    assert all(len(t) > 1 for t in tiers), "a tier prices something"
     if entry["provider"] in LOCAL:
         assert not any(cost.values()), "local servers cost nothing"
-    else:
-        assert cost["input"] > 0 and cost["output"] > 0
-        assert cost["output"] >= cost["input"]
-    if "cache_read" in cost:
-        assert 0 < cost["cache_read"] <= cost["input"]
-    if "cache_write" in cost:
-        assert cost["cache_write"] >= cost["input"]
+    if entry.get("reasoning_efforts") or entry.get("reasoning_budget"):
+        assert entry["reasoning"]
 
 
 def test_anthropic_cache_writes_are_one_and_a_quarter_times_input() -> None:
@@ -150,7 +185,9 @@ def test_anthropic_cache_writes_are_one_and_a_quarter_times_input() -> None:
 
 def test_strict_tools_only_where_documented() -> None:
     for e in ENTRIES:
-        expected = e["provider"] in {"openai", "azure-openai", "anthropic", "vertex-anthropic"}
+        expected = e["provider"] in {
+            "openai", "azure", "anthropic", "vertex-anthropic", "foundry-anthropic"
+        }  # fmt: skip
         assert e["strict_tools"] is expected, _name(e)
 
 
@@ -224,7 +261,8 @@ def test_catalogue_is_not_loaded_at_import() -> None:
         "import llmkit, llmkit._models as m\n"
         "assert m._catalogue_entries.cache_info().currsize == 0, 'loaded at import'\n"
         "model = llmkit.get_model('anthropic', 'claude-sonnet-5-5')\n"
-        "assert m._catalogue_entries.cache_info().currsize == 1\n"
+        "assert m._catalogue_entries.cache_info().currsize == 0, 'parsed every provider'\n"
+        "assert m._provider_entries.cache_info().currsize == 1\n"
         "assert list(m._validated) == [('anthropic', 'claude-sonnet-5-5')], 'validated all'\n"
         "assert llmkit.get_model('anthropic', 'claude-sonnet-5-5') is model\n"
         "assert model in llmkit.models('anthropic')\n"
@@ -307,3 +345,67 @@ def test_the_anthropic_stream_prices_its_1h_writes() -> None:
     ) / 1e6
     assert message.usage.cache_write == 3000
     assert message.usage.cost == pytest.approx(expected)
+
+
+# -- tiered prices: above a tier's size, the tier's prices bill every bucket they name -------
+
+
+def _tiered() -> llmkit.Model:
+    return llmkit.Model(
+        provider="x",
+        id="y",
+        api="openai-chat",
+        base_url="http://h",
+        cost={
+            "input": 2.0,
+            "output": 10.0,
+            "cache_read": 0.2,
+            "cache_write": 2.5,
+            "tiers": [
+                {"size": 200_000, "input": 4.0, "output": 15.0, "cache_read": 0.4},
+                {"size": 500_000, "input": 8.0},
+            ],
+        },
+    )
+
+
+def test_at_a_tiers_size_the_base_prices_bill() -> None:
+    usage = llmkit.Usage(input=200_000, output=1_000, cache_read=100_000)
+    # 100k uncached at 2.0 + 100k cached at 0.2 + 1k out at 10.0
+    assert _tiered().cost_of(usage) == pytest.approx(0.2 + 0.02 + 0.01)
+
+
+def test_above_a_tiers_size_every_bucket_it_prices_is_billed_at_its_price() -> None:
+    usage = llmkit.Usage(input=200_001, output=1_000, cache_read=100_000, cache_write=1_000)
+    # 99,001 uncached at 4.0 + 100k cached at 0.4 + 1k out at 15.0, and the cache write (the
+    # tier leaves it out) at the base 2.5
+    expected = (99_001 * 4.0 + 100_000 * 0.4 + 1_000 * 15.0 + 1_000 * 2.5) / 1e6
+    assert _tiered().cost_of(usage) == pytest.approx(expected)
+
+
+def test_the_highest_tier_exceeded_applies_and_keeps_the_base_for_what_it_omits() -> None:
+    usage = llmkit.Usage(input=600_000, output=1_000, cache_read=100_000)
+    # input at the 500k tier's 8.0; output and cache reads at base prices (the 500k tier names
+    # neither; the 200k tier does not apply any more)
+    expected = (500_000 * 8.0 + 100_000 * 0.2 + 1_000 * 10.0) / 1e6
+    assert _tiered().cost_of(usage) == pytest.approx(expected)
+
+
+def test_usage_cost_across_gpt_5_4s_272k_tier() -> None:
+    model = llmkit.get_model("openai", "gpt-5.4")
+    below = llmkit.Usage(input=272_000, output=1_000)
+    above = llmkit.Usage(input=272_001, output=1_000)
+    assert model.cost_of(below) == pytest.approx((272_000 * 2.5 + 1_000 * 15.0) / 1e6)
+    assert model.cost_of(above) == pytest.approx((272_001 * 5.0 + 1_000 * 22.5) / 1e6)
+
+
+def test_the_stream_bills_a_long_prompt_at_its_tier() -> None:
+    from llmkit.testing import FakeProvider, FakeReply
+
+    tiered = _tiered()
+    with FakeProvider([FakeReply("ok", usage={"input": 300_000, "output": 10})]) as fake:
+        model = fake.model().model_copy(update={"cost": tiered.cost})
+        message = llmkit.complete(
+            model, llmkit.Context(messages=[llmkit.user("hi")]), api_key=fake.api_key
+        )
+    assert message.usage.cost == pytest.approx((300_000 * 4.0 + 10 * 15.0) / 1e6)

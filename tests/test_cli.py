@@ -136,6 +136,32 @@ def test_models_of_one_provider_as_a_table() -> None:
     assert all(row.split()[1] == "anthropic-messages" for row in rows)
 
 
+def test_models_show_context_levels_prices_and_tiers() -> None:
+    result = cli("models", "--provider", "openai")
+    assert result.returncode == 0, result.stderr
+    header, *rows = result.stdout.splitlines()
+    for column in ("CONTEXT", "REASONING", "$/M IN", "$/M OUT", "$/M CACHED", "LONG PROMPT $/M"):
+        assert column in header
+    row = next(r for r in rows if r.split()[0] == "openai/gpt-5.4")
+    cells = row.split()
+    assert cells[2] == "1050000" and "none,low,medium,high,xhigh" in cells
+    assert cells[-4:] == ["2.5", "15", "0.25", ">272k:5/22.5"]
+
+
+def test_models_filter_by_reasoning_level_and_input() -> None:
+    result = cli("models", "--reasoning", "max", "--input", "pdf", "--json")
+    assert result.returncode == 0, result.stderr
+    found = json.loads(result.stdout)
+    assert found and all("pdf" in m["input"] for m in found)
+    for m in found:
+        efforts, budget = m["reasoning_efforts"], m["reasoning_budget"]
+        assert (efforts and "max" in efforts) or (budget and "max" in budget), m["id"]
+    assert ("openai", "gpt-5.4") not in {(m["provider"], m["id"]) for m in found}  # xhigh at most
+    every = json.loads(cli("models", "--reasoning", "--json").stdout)
+    assert {m["id"] for m in found} < {m["id"] for m in every}
+    assert all(m["reasoning"] for m in every)
+
+
 def test_models_of_an_unknown_provider_is_an_error() -> None:
     result = cli("models", "nope")
     assert result.returncode == 1 and result.stdout == ""

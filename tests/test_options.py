@@ -40,7 +40,7 @@ BAD: dict[str, list[Any]] = {
     "stop": ["", [""], [1], 5, ("a",)],
     "tool_choice": ["any", {"tool": "x"}, {"name": 1}, 3],
     "parallel_tool_calls": ["yes", 1],
-    "reasoning": ["max", 3, True],
+    "reasoning": ["maximum", 3, True],
     "response_format": ["json", 5, Answer(text="x")],
     "provider_options": [[1], "x"],
     "api_key": ["", 5],

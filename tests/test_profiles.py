@@ -28,8 +28,8 @@ DOCUMENTED: dict[str, tuple[str, str, str, bool, bool]] = {
         True,
         True,
     ),
-    "azure-openai": (
-        "https://res.openai.azure.com/openai/deployments/gpt-4.1/chat/completions?api-version=2024-10-21",
+    "azure": (
+        "https://res.openai.azure.com/openai/v1/chat/completions",  # the v1 endpoint
         "max_completion_tokens",
         "api-key",
         True,
@@ -125,13 +125,15 @@ LOCAL = {"ollama", "vllm", "llamacpp", "lmstudio"}
 
 
 def make(provider: str, **fields: Any) -> llmkit.Model:
-    base = "https://res.openai.azure.com" if provider == "azure-openai" else ""
+    base = "https://res.openai.azure.com" if provider == "azure" else ""
     return llmkit.Model(provider=provider, id="gpt-4.1", api="openai-chat", base_url=base, **fields)
 
 
 def test_every_chat_profile_is_covered() -> None:
     # the cloud platforms' profiles are tested in tests/test_auth.py
-    others = {"anthropic", "google", "fake", "bedrock", "vertex", "vertex-anthropic"}
+    others = {
+        "anthropic", "google", "fake", "bedrock", "vertex", "vertex-anthropic", "foundry-anthropic"
+    }  # fmt: skip
     chat = {p for p in provider_names() if p not in others}
     assert chat == set(DOCUMENTED)
 
@@ -163,6 +165,13 @@ def test_missing_key_is_named_or_not_needed(provider: str, monkeypatch: pytest.M
         request = llmkit.build_request(model, CONTEXT)
         assert "authorization" not in request.headers
     else:
+        if model.platform == "azure":  # no key: Entra ID, here without azure-identity
+            from llmkit._auth import azure
+
+            def absent() -> None:
+                raise ModuleNotFoundError("azure")
+
+            monkeypatch.setattr(azure, "_credential", absent)
         with pytest.raises(llmkit.MissingAPIKeyError, match=model.api_key_env):
             llmkit.build_request(model, CONTEXT)
 

@@ -207,6 +207,9 @@ def test_one_client_span_and_the_metrics_on_every_wire(
         ("vertex", "gemini", ga.GenAiProviderNameValues.GCP_VERTEX_AI.value),
         ("vertex", "anthropic-messages", ga.GenAiProviderNameValues.GCP_VERTEX_AI.value),
         ("bedrock", "bedrock-converse", ga.GenAiProviderNameValues.AWS_BEDROCK.value),
+        ("azure", "openai-chat", ga.GenAiProviderNameValues.AZURE_AI_OPENAI.value),
+        ("azure", "openai-responses", ga.GenAiProviderNameValues.AZURE_AI_OPENAI.value),
+        ("azure", "anthropic-messages", ga.GenAiProviderNameValues.ANTHROPIC.value),
     ],
 )
 def test_the_provider_is_where_the_request_goes(
@@ -227,7 +230,8 @@ def test_the_provider_names_of_the_catalogue() -> None:
         "vertex": names.GCP_VERTEX_AI,
         "vertex-anthropic": names.GCP_VERTEX_AI,
         "bedrock": names.AWS_BEDROCK,
-        "azure-openai": names.AZURE_AI_OPENAI,
+        "azure": names.AZURE_AI_OPENAI,
+        "foundry-anthropic": names.ANTHROPIC,
         "deepseek": names.DEEPSEEK,
         "groq": names.GROQ,
         "mistral": names.MISTRAL_AI,

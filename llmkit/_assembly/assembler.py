@@ -26,7 +26,7 @@ the rules that hold for all of them live here, in the tool-call slots it owns
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from .._diagnostics import Diagnostic, DiagnosticKind
 from .._errors import LLMError, StreamError
@@ -64,10 +64,6 @@ if TYPE_CHECKING:
 __all__ = ["Assembler"]
 
 
-class _Arguments(Protocol):
-    def __call__(self, index: int, text: str) -> None: ...
-
-
 class Assembler:
     """Turns neutral deltas into events (collected in ``reports.out``) and the final message."""
 
@@ -81,12 +77,9 @@ class Assembler:
         structured_output: bool = False,
     ) -> None:
         self._secret = secret  # only ever used to redact it from errors
-        self._output: PartialJSON | None = None
-        if structured_output:
-            # Every TextDelta then carries partial_output. Bound here, so that a stream
-            # without response_format runs exactly the plain text() below.
-            self._output = PartialJSON()
-            self.text = self._output_text  # type: ignore[method-assign]
+        # With structured output every TextDelta carries partial_output (an OutputTextDelta):
+        # the message text so far is also one JSON value, read lazily by each event.
+        self._output = PartialJSON() if structured_output else None
         self.model = model
         self.message: AssistantMessage | None = None  # set by the terminal event
         self.error: Exception | None = None
@@ -95,8 +88,7 @@ class Assembler:
         self._blocks: list[TextBlock | ThinkingBlock | CallSlot] = []
         self._texts: dict[object, TextBlock] = {}
         self._thinkings: dict[object, ThinkingBlock] = {}
-        self.calls = calls = ToolCalls(reports, self._place, tool_names)
-        self.arguments = calls.arguments
+        self.calls = ToolCalls(reports, self._place, tool_names)
         self._response_id: str | None = None
         self._raw_stop: str | None = None
         self._stop: StopReason | None = None
@@ -110,10 +102,6 @@ class Assembler:
         self._emit(Start(model.provider if model else None, model.id if model else None))
         for d in request_diagnostics or ():
             reports.add(d)
-
-    arguments: _Arguments
-    """More argument text for the call at slot ``index``: the hot path (one per delta), bound
-    straight to :meth:`ToolCalls.arguments <.tool_calls.ToolCalls.arguments>`."""
 
     def _place(self, block: CallSlot) -> int:
         """A block takes the next position in ``message.content``."""
@@ -153,30 +141,12 @@ class Assembler:
             self._blocks.append(block)
             self._emit(TextStart(block.index))
         block.parts.append(delta)
-        self._emit(TextDelta(block.index, delta))
-
-    def _output_text(self, delta: str, key: object = 0) -> None:
-        """:meth:`text` for a structured-output stream: the message text so far is also one
-        JSON value, read lazily by each event's ``partial_output``."""
-        if not delta or self.ended:
-            return
-        if delta.__class__ is not str:
-            kept = self.reports.wrong_type("text", delta)
-            if not kept:
-                return
-            delta = kept
-        block = self._texts.get(key)
-        if block is None or not block.open:
-            block = TextBlock(key, len(self._blocks))
-            self._texts[key] = block
-            self._blocks.append(block)
-            self._emit(TextStart(block.index))
-        block.parts.append(delta)
         output = self._output
-        assert output is not None
-        output.deltas.append(delta)
-        k = len(output.deltas)
-        self._emit(OutputTextDelta(block.index, delta, output, k))
+        if output is None:
+            self._emit(TextDelta(block.index, delta))
+        else:
+            output.deltas.append(delta)
+            self._emit(OutputTextDelta(block.index, delta, output, len(output.deltas)))
 
     def thinking(
         self,
@@ -209,6 +179,11 @@ class Assembler:
         if delta:
             block.parts.append(delta)
             self._emit(ThinkingDelta(block.index, delta))
+
+    def arguments(self, index: int, text: str) -> None:
+        """More argument text for the call at slot ``index`` (the hot path of a tool-call
+        stream: :meth:`ToolCalls.arguments <.tool_calls.ToolCalls.arguments>`)."""
+        self.calls.arguments(index, text)
 
     def end_text(self, key: object = 0) -> None:
         """The text part ``key`` is complete."""

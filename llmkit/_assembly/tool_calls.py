@@ -74,11 +74,7 @@ class ToolCalls:
         slot = self._open.get(index)
         n = len(text)
         if slot is not None and slot.started and 0 < n < slot.fed and not self.closed:
-            # self._append(slot, text), inlined: this runs once per delta.
-            slot.fed += n
-            texts = slot.texts
-            texts.append(text)
-            self._emit(ToolCallDelta(slot.index, slot.id, slot.name, text, slot.args, len(texts)))
+            self._append(slot, text)  # what tool_call() comes to for such a delta
         else:
             self.tool_call(index, arguments=text)
 

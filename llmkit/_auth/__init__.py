@@ -12,7 +12,11 @@ wire adapter's ``headers()``; a cloud platform changes that:
 - ``"vertex"`` (:mod:`.google`): an OAuth access token (``api_key``, else application-default
   credentials through ``google-auth``, the ``llmkit[google]`` extra, refreshed when expired)
   as ``Authorization: Bearer``; or, in express mode, an API key as ``x-goog-api-key`` on the
-  global endpoint.
+  global endpoint;
+- ``"azure"`` (:mod:`.azure`): Azure OpenAI's v1 or deployment endpoints and Claude on
+  Microsoft Foundry; a key as ``api-key`` (Foundry: also ``x-api-key``), else Microsoft Entra
+  ID tokens through ``azure-identity`` (the ``llmkit[azure]`` extra) as ``Authorization:
+  Bearer``.
 
 :func:`resolve` runs before the request is built (it picks the credential and fills the
 ``{region}``/``{project}``/``{location}`` placeholders of the base URL); :meth:`Access.apply`
@@ -46,12 +50,15 @@ class Access:
         key: The key for the wire's own header (``None``: the wire adds no auth header).
         secret: What must never appear in an error or a log (the key or the token sent).
         sign: Applied to the finished request (SigV4, a bearer token); ``None``: nothing.
+        endpoint: The final URL from the wire's (Azure's deployment form adds its deployment
+            path and ``api-version``); ``None``: the wire's URL as it is.
     """
 
     base_url: str
     key: str | None = None
     secret: str | None = None
     sign: Callable[[httpx.Request], None] | None = field(default=None, repr=False)
+    endpoint: Callable[[str], str] | None = field(default=None, repr=False)
 
     def apply(self, request: httpx.Request) -> None:
         """Authenticate the finished request (after ``on_request`` and extra headers)."""
@@ -93,9 +100,13 @@ def resolve(model: Model, options: Mapping[str, Any]) -> Access:
         InvalidRequestError: no base URL, or a placeholder nothing fills.
     """
     base_url = options.get("base_url") or model.base_url
-    if not base_url:
+    if model.platform == "azure" or model.compat.auth == "azure":
+        from . import azure  # the endpoint may come from the environment
+
+        access = azure.resolve(model, base_url, options)
+    elif not base_url:
         raise InvalidRequestError(f"Model {model.provider}/{model.id} has no base_url")
-    if model.platform == "bedrock":
+    elif model.platform == "bedrock":
         from . import aws
 
         access = aws.resolve(model, base_url, options)
@@ -114,7 +125,11 @@ def resolve(model: Model, options: Mapping[str, Any]) -> Access:
                 value,
                 "the api_key option"
                 if options.get("api_key")
-                else (f"${model.api_key_env}" if access.key and model.api_key_env else None),
+                else (
+                    f"${model.api_key_env}"
+                    if model.api_key_env and os.environ.get(model.api_key_env) == value
+                    else None
+                ),
             )
     return access
 

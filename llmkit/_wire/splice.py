@@ -1,30 +1,42 @@
-"""Splices: the decoders' fast path for a stream's dominant event, without decoding it whole.
+"""The splice mechanism: the decoders' fast path for a stream's dominant frame, behind one boundary.
 
-A tool-call stream is tens of thousands of events that differ only in one JSON string, the
-argument fragment: ``{"id":"chatcmpl-…",…,"function":{"arguments":"<fragment>"}}]},…}``. A
-:class:`Splice` is such an event with that string cut out: the text before it (``prefix``,
-through the opening quote), the text after it (``suffix``), and the decoder's ``tag`` for what
-the event means (a slot, an item). An event that starts with the prefix and ends with the suffix,
-with exactly one JSON string literal between them, is the same JSON document as the event the
-splice was learnt from with another string in that place: JSON's grammar is context-free, so
-what comes before and after the literal parses the same whatever the literal holds. The literal
-is decoded by ``json``'s own C string scanner (strict, as ``json.loads`` is), so escapes,
-surrogates, control characters and errors are exactly ``json.loads``'s; anything else — another
-prefix, an unterminated or non-string value, trailing bytes — is not a match and takes the
-decoder's full path.
+A tool-call stream is tens of thousands of frames that differ only in one JSON string, the
+argument fragment: ``{"id":"chatcmpl-…",…,"function":{"arguments":"<fragment>"}}]},…}``.
+:class:`SplicedDecoder` is the state machine every wire decoder runs on: it owns ``feed``, and a
+wire supplies only its full path (``_full_path``, the plain reference: every frame can take it),
+which of its frames to learn from (what ``_full_path`` returns) and its own check of what such a
+frame means (``_argument_delta``). After a frame that went through the full path the decoder
+may learn a *hole* from it (:meth:`SplicedDecoder._learn`): the frame's text with the part that
+changes from frame to frame cut out. While the next frames fit the hole they are taken by it,
+without being decoded; the first frame that does not fit ends the hole and takes the full path,
+so every state change a full-path frame makes (a block opened or closed) ends the hole, and a
+hole always meets the decoder in the state it was learnt in.
 
-A splice is learnt (:func:`learn`) from an event that went through the full path, and only when
-the decoder's ``check`` says the event meant nothing but "this string for this tag"; a sentinel
-string put in the literal's place must then be read back by ``check`` from the same place, with
-the same tag, which proves the cut is where the decoder reads the value (not an equal string
-elsewhere in the event). ``ignored`` names fields the decoder never reads and providers change
-in every event — OpenAI's ``obfuscation`` padding and Responses' ``sequence_number``, Bedrock's
-``"p"`` padding: their values are holes too (any JSON string, any non-negative JSON integer,
-checked as strictly), given other values in the same probe.
+Two kinds of hole:
 
-A decoder keeps a splice only until its next full-path event, so every state change a full-path
-event makes (a block opened or closed) ends the splice: a match means the same state as when the
-splice was learnt.
+- :class:`Splice` (this module), one JSON string literal: the text before it (through the
+  opening quote), the text after it, and the wire's ``tag`` for what the frame means (a slot,
+  an item). A frame that starts with the one and ends with the other, with exactly one JSON
+  string literal between them, is the same JSON document as the frame the splice was learnt
+  from with another string in that place: JSON's grammar is context-free, so what comes before
+  and after the literal parses the same whatever the literal holds. The literal is decoded by
+  ``json``'s own C string scanner (strict, as ``json.loads`` is), so escapes, surrogates,
+  control characters and errors are exactly ``json.loads``'s; anything else — another prefix,
+  an unterminated or non-string value, trailing bytes, an empty string (what an empty fragment
+  means is for each wire's full path to say, QUIRKS D3) — is not a match.
+- Gemini's ``partialArgs`` fragment (:class:`llmkit._wire.gemini.template.Template`), one whole
+  JSON value: Vertex streams a call's arguments as JSON-path fragments (QUIRKS D8).
+
+A splice is learnt (:func:`learn`) only when the wire's check says the frame meant nothing but
+"this string for this tag"; a sentinel string put in the literal's place must then be read back
+by the check from the same place, with the same tag, which proves the cut is where the decoder
+reads the value (not an equal string elsewhere in the frame). ``ignored`` names fields the
+decoder never reads and providers change in every frame — OpenAI's ``obfuscation`` padding and
+Responses' ``sequence_number``, Bedrock's ``"p"`` padding: their values are holes too (any JSON
+string, any non-negative JSON integer, checked as strictly), given other values in the same
+probe. A match is also a frame of the same kind (its ``event``) as the one learnt from.
+``tests/wire/test_splice.py`` holds every wire to it: the same events and message with holes as
+without them, on fuzzed streams.
 """
 
 from __future__ import annotations
@@ -32,33 +44,139 @@ from __future__ import annotations
 import json
 import json.decoder
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from .._json.scanner import loads
+from .contract import DeltaSink, Frame
 
-__all__ = ["BUDGET", "Splice", "learn"]
+__all__ = ["BUDGET", "Hole", "Splice", "SplicedDecoder", "first_alone", "learn"]
 
 # json's own string scanner (C where available), strict as json.loads is; typeshed omits it.
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 BUDGET = 8
-"""Splices a decoder may learn that never match (a field that changes in every event and is not
+"""Holes a decoder may learn that never match (a field that changes in every frame and is not
 among the ignored ones: chunk ids on some servers, QUIRKS A9) before it stops learning: past
-that, every event takes the full path without the cost of learning (one more decode each)."""
+that, every frame takes the full path without the cost of learning."""
 
 _SENTINEL = "\x00llmkit splice \u2028\U0001f9e9\\"
 _SENTINEL_LITERAL = json.dumps(_SENTINEL)
 
 
+class Hole(Protocol):
+    """A learnt frame shape, with what a frame of that shape means to its decoder."""
+
+    hits: int
+    """Frames taken so far (a hole that took none counts against the decoder's budget)."""
+
+    def take(self, frame: Frame) -> bool:
+        """Deliver what ``frame`` means when it has this shape (``True``); else ``False``, and
+        the frame takes the full path."""
+        ...
+
+
+class SplicedDecoder(ABC):
+    """A wire's decoder: the full path, with the splice fast path in front of it (see the
+    module docstring). Subclasses supply :meth:`_full_path` and :meth:`_argument_delta` (or
+    their own :meth:`_learn`), and ``IGNORED``."""
+
+    __slots__ = ("_budget", "_hole", "_sink")
+
+    IGNORED: ClassVar[tuple[str, ...]] = ()
+    """Fields the full path never reads, whose values may differ between frames a hole takes."""
+
+    def __init__(self, sink: DeltaSink) -> None:
+        self._sink = sink
+        self._hole: Hole | None = None
+        self._budget = BUDGET
+
+    def feed(self, frame: Frame) -> None:
+        """One frame: taken by the hole learnt last when it fits, else the full path's."""
+        hole = self._hole
+        if hole is not None:
+            if hole.take(frame):
+                return
+            self._hole = None  # a full-path frame may change what a match would mean
+            if not hole.hits:
+                self._budget -= 1
+        payload = self._full_path(frame)
+        if payload is not None and self._budget > 0 and not self._sink.ended:
+            self._hole = self._learn(frame, payload)
+
+    @abstractmethod
+    def _full_path(self, frame: Frame) -> Any:
+        """Decode ``frame`` the plain way; return its decoded payload when the frame is one a
+        hole may be learnt from (the wire's argument-delta frame, as the wire recognises it),
+        else ``None``."""
+
+    def _object(self, data: str) -> dict[str, Any] | None:
+        """``data`` decoded, when it is a JSON object; else ``None``, the event reported as
+        skipped (an SSE event of a wire whose every event is one JSON object)."""
+        try:
+            decoded = loads(data)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict):
+            return decoded
+        self._sink.malformed(
+            "An SSE event that is not a JSON object was skipped", excerpt=data[:80]
+        )
+        return None
+
+    def _argument_delta(self, payload: Any) -> tuple[Any, str] | None:
+        """The wire's check: ``(tag, fragment)`` when its full path reads ``payload`` (in the
+        decoder's present state) as nothing but that argument text for that tag, else
+        ``None``. Every field the full path reads is checked."""
+        return None
+
+    def _learn(self, frame: Frame, payload: Any) -> Hole | None:
+        """A hole for frames like ``frame`` (decoded as ``payload``): by default a
+        :class:`Splice` whose matches go to ``sink.arguments(tag, fragment)``."""
+        return learn(frame, payload, self._argument_delta, self._sink.arguments, self.IGNORED)
+
+
+def first_alone(items: Any) -> dict[str, Any] | None:
+    """The element of ``items`` when it is a list of exactly one object, whose ``index`` (if
+    any) is 0: a check's reading of a response's choices or candidates, where the full path
+    reads the first one and reports any other."""
+    if items.__class__ is not list or len(items) != 1:
+        return None
+    item = items[0]
+    return item if item.__class__ is dict and item.get("index", 0) == 0 else None
+
+
 class Splice:
-    """One learnt event shape: ``head``, then holes each followed by a constant text; one hole
+    """One learnt frame shape: ``head``, then holes each followed by a constant text; one hole
     is the value (a JSON string), the others fields the decoder never reads (a JSON string, or
-    a non-negative JSON integer)."""
+    a non-negative JSON integer). A match is delivered as ``deliver(tag, value)``."""
 
-    __slots__ = ("_at", "_head", "_holes", "_pattern", "_simple", "_suffix", "_tail", "hits", "tag")
+    __slots__ = (
+        "_at",
+        "_deliver",
+        "_event",
+        "_head",
+        "_holes",
+        "_pattern",
+        "_simple",
+        "_suffix",
+        "_tail",
+        "_type",
+        "hits",
+        "tag",
+    )
 
-    def __init__(self, head: str, steps: list[tuple[str, str]], tag: Any) -> None:
+    def __init__(
+        self,
+        head: str,
+        steps: list[tuple[str, str]],
+        tag: Any,
+        deliver: Callable[[Any, str], None],
+        *,
+        event: str = "",
+        message_type: str | None = None,
+    ) -> None:
         # steps: (hole kind: "value" | "string" | "integer", the text after it)
         self._simple = len(steps) == 1  # one hole, the value: the usual shape
         # What every match starts with: for the usual shape, the value literal's opening
@@ -70,34 +188,51 @@ class Splice:
         self._tail = len(self._suffix)
         # The others: one regular expression (compiled once per splice learnt).
         self._pattern = None if self._simple else _pattern(steps)
+        # The kind of frame a match is: the learnt one's event and, where the framing has
+        # one, its message type (an event-stream exception may name itself anything).
+        self._event = event
+        self._type = message_type
+        self._deliver = deliver
         self.tag = tag
         self.hits = 0
 
-    def match(self, data: str) -> str | None:
-        """The string in ``data``'s value literal when ``data`` has this shape, else ``None``."""
-        if not data.startswith(self._head) or not data.endswith(self._suffix):
-            return None
-        if not self._simple:
-            return self._match_steps(data)
-        try:
-            value, end = _scanstring(data, self._at)
-        except ValueError:  # unterminated, a raw control character, a bad escape
-            return None
-        if end != len(data) - self._tail:
-            return None
+    def take(self, frame: Frame) -> bool:
+        """Deliver the string in ``frame``'s value literal when ``frame`` has this shape and
+        the string is not empty (``True``), else ``False``."""
+        data = frame.data
+        if (
+            frame.event != self._event
+            or not data.startswith(self._head)
+            or not data.endswith(self._suffix)
+        ):
+            return False
+        value: str | None
+        if self._simple:
+            try:
+                value, end = _scanstring(data, self._at)
+            except ValueError:  # unterminated, a raw control character, a bad escape
+                return False
+            if end != len(data) - self._tail:
+                return False
+        else:
+            value = self._match_steps(data)
+        if not value:
+            return False
+        if self._type is not None and frame.message_type != self._type:  # type: ignore[attr-defined]
+            return False
         self.hits += 1
-        return value
+        self._deliver(self.tag, value)
+        return True
 
     def _match_steps(self, data: str) -> str | None:
         assert self._pattern is not None
-        # Between the head and the suffix, which match() has checked already.
+        # Between the head and the suffix, which take() has checked already.
         m = self._pattern.fullmatch(data, self._holes, len(data) - self._tail)
         if m is None:
             return None
         value = m.group(1)
         if "\\" in value:  # escapes (valid ones: the pattern says so) decoded as json does
             value = _scanstring(data, m.start(1))[0]
-        self.hits += 1
         return value
 
 
@@ -130,11 +265,20 @@ Check = Callable[[Any], "tuple[Any, str] | None"]
 that string for that tag (its fast path), else ``None``."""
 
 
-def learn(data: str, event: Any, check: Check, ignored: tuple[str, ...] = ()) -> Splice | None:
-    """A splice of ``data`` (decoded as ``event``), or ``None`` when ``check`` refuses it or
-    the value's place cannot be proved. ``ignored``: keys of fields the decoder never reads,
-    whose string or integer values may then differ between matching events."""
-    spot = check(event)
+def learn(
+    frame: Frame,
+    payload: Any,
+    check: Check,
+    deliver: Callable[[Any, str], None],
+    ignored: tuple[str, ...] = (),
+) -> Splice | None:
+    """A splice of ``frame`` (its data decoded as ``payload``) whose matches go to
+    ``deliver(tag, value)``, or ``None`` when ``check`` refuses it or the value's place cannot
+    be proved. ``ignored``: keys of fields the decoder never reads, whose string or integer
+    values may then differ between matching frames. A match is a frame of the same kind: the
+    same ``event`` and, where the framing has one, the same ``message_type``."""
+    data = frame.data
+    spot = check(payload)
     if spot is None:
         return None
     tag, value = spot
@@ -166,7 +310,8 @@ def learn(data: str, event: Any, check: Check, ignored: tuple[str, ...] = ()) ->
         return None
     if check(decoded) != (tag, _SENTINEL):
         return None
-    return Splice(data[: holes[0][0]], steps, tag)
+    framing: str | None = getattr(frame, "message_type", None)  # event-stream frames have one
+    return Splice(data[: holes[0][0]], steps, tag, deliver, event=frame.event, message_type=framing)
 
 
 _PROBES = {

@@ -53,7 +53,7 @@ def options(model: llmkit.Model, context: llmkit.Context) -> None:
     llmkit.complete(model, context, timeout=llmkit.Timeouts(total=60), tool_choice={"name": "x"})
     llmkit.build_request(model, context, max_tokenz=100)  # type: ignore[call-arg]
     llmkit.complete(model, context, temperature="hot")  # type: ignore[arg-type]
-    llmkit.complete(model, context, reasoning="max")  # type: ignore[arg-type]
+    llmkit.complete(model, context, reasoning="maximum")  # type: ignore[arg-type]
     llmkit.stream(model, context, timeout="abc")  # type: ignore[arg-type]
 
 

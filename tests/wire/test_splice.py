@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import llmkit
 from llmkit._events import ToolCallDelta
 from llmkit._pipeline import Pipeline
+from llmkit._sse import SSEEvent
 from llmkit._wire import splice
 from llmkit._wire.anthropic_messages import decode as anthropic_decode
 from llmkit._wire.bedrock_converse import decode as bedrock_decode
@@ -28,7 +29,7 @@ from llmkit._wire.gemini import decode as gemini_decode
 from llmkit._wire.gemini import template as gemini_template
 from llmkit._wire.openai_chat import decode as chat_decode
 from llmkit._wire.openai_responses import decode as responses_decode
-from tests.eventstream import bedrock_event
+from tests.eventstream import bedrock_event, encode
 
 FRAGMENTS = st.text(
     alphabet=st.one_of(
@@ -58,8 +59,43 @@ def _literals(fragment: str, variant: int) -> str:
 # -- the splice itself ------------------------------------------------------------------------
 
 
+class _Learnt:
+    """A learnt splice, and what it delivers for another event's text."""
+
+    def __init__(self) -> None:
+        self.delivered: list[tuple[Any, str]] = []
+        self.splice: splice.Splice | None = None
+
+    def deliver(self, tag: Any, value: str) -> None:
+        self.delivered.append((tag, value))
+
+    @property
+    def tag(self) -> Any:
+        assert self.splice is not None
+        return self.splice.tag
+
+    def match(self, data: str) -> str | None:
+        """The string the splice delivers for an SSE event of ``data``; ``None``: no match."""
+        assert self.splice is not None
+        self.delivered.clear()
+        if not self.splice.take(SSEEvent("message", data)):
+            assert not self.delivered
+            return None
+        ((tag, value),) = self.delivered
+        assert tag == self.tag
+        return value
+
+
+def _learn(data: str, check: Any, ignored: tuple[str, ...] = ()) -> _Learnt | None:
+    """A splice learnt from an SSE event of ``data``, or ``None``."""
+    learnt = _Learnt()
+    frame = SSEEvent("message", data)
+    learnt.splice = splice.learn(frame, json.loads(data), check, learnt.deliver, ignored)
+    return learnt if learnt.splice is not None else None
+
+
 def _chat_check(event: Any) -> tuple[int, str] | None:
-    return chat_decode._argument_delta(event)
+    return chat_decode._argument_delta(event)  # the Chat decoder's check
 
 
 CHAT_EVENT = (
@@ -70,7 +106,7 @@ CHAT_EVENT = (
 
 def test_a_splice_is_learnt_where_the_decoder_reads_the_value() -> None:
     data = CHAT_EVENT % '"ab"'
-    learnt = splice.learn(data, json.loads(data), _chat_check)
+    learnt = _learn(data, _chat_check)
     assert learnt is not None and learnt.tag == 0
     assert learnt.match(CHAT_EVENT % '"x\\"y"') == 'x"y'
     assert learnt.match(CHAT_EVENT % "1") is None
@@ -81,15 +117,15 @@ def test_no_splice_when_the_value_is_equal_to_another_string_only() -> None:
     # The arguments "c1" also appear earlier as the id: rfind finds the right one; a value
     # written with escapes no encoder produces is not found at all (no splice, full path).
     data = CHAT_EVENT % '"c1"'
-    learnt = splice.learn(data, json.loads(data), _chat_check)
+    learnt = _learn(data, _chat_check)
     assert learnt is not None and learnt.match(CHAT_EVENT % '"zz"') == "zz"
     odd = CHAT_EVENT % '"\\u0061"'
-    assert splice.learn(odd, json.loads(odd), _chat_check) is None
+    assert _learn(odd, _chat_check) is None
 
 
 def test_no_splice_for_an_event_the_check_refuses() -> None:
     data = (CHAT_EVENT % '"a"').replace('"usage":null', '"usage":{"prompt_tokens":1}')
-    assert splice.learn(data, json.loads(data), _chat_check) is None
+    assert _learn(data, _chat_check) is None
 
 
 def _full_path(event: str, check: Any) -> Any:
@@ -104,7 +140,7 @@ def _full_path(event: str, check: Any) -> Any:
 @given(fragment=FRAGMENTS, variant=st.integers(0, 9))
 def test_a_match_is_exactly_json_loads(fragment: str, variant: int) -> None:
     data = CHAT_EVENT % '"seed"'
-    learnt = splice.learn(data, json.loads(data), _chat_check)
+    learnt = _learn(data, _chat_check)
     assert learnt is not None
     event = CHAT_EVENT % _literals(fragment, variant)
     expected = _full_path(event, _chat_check)
@@ -143,9 +179,7 @@ def test_a_match_with_ignored_holes_is_exactly_json_loads(
 ) -> None:
     # Several holes (the value, a counter, padding): one compiled pattern decides the match.
     data = RESPONSES_EVENT % ("3", '"seed"', '"pad"')
-    learnt = splice.learn(
-        data, json.loads(data), _responses_check, ("sequence_number", "obfuscation")
-    )
+    learnt = _learn(data, _responses_check, ("sequence_number", "obfuscation"))
     assert learnt is not None
     event = RESPONSES_EVENT % (
         number,
@@ -156,16 +190,19 @@ def test_a_match_with_ignored_holes_is_exactly_json_loads(
     got = learnt.match(event)
     if got is not None:
         assert expected == ("fc_1", got)
-    elif variant in (0, 1, 3) and padding_variant in (0, 1, 3) and number in ("0", "12"):
+    elif (
+        variant in (0, 1, 3)
+        and (fragment or variant == 3)  # an empty string is never a match: the full path's
+        and padding_variant in (0, 1, 3)
+        and number in ("0", "12")
+    ):
         raise AssertionError(f"a valid event took the full path: {event!r}")  # never too strict
 
 
 @pytest.mark.parametrize("literal", ['"\\u12"', '"\\uZZZZ"', '"a\\u00e"', '"\\'])
 def test_a_bad_unicode_escape_in_any_hole_is_no_match(literal: str) -> None:
     data = RESPONSES_EVENT % ("3", '"seed"', '"pad"')
-    learnt = splice.learn(
-        data, json.loads(data), _responses_check, ("sequence_number", "obfuscation")
-    )
+    learnt = _learn(data, _responses_check, ("sequence_number", "obfuscation"))
     assert learnt is not None
     assert learnt.match(RESPONSES_EVENT % ("4", literal, '"p"')) is None
     assert learnt.match(RESPONSES_EVENT % ("4", '"v"', literal)) is None
@@ -180,7 +217,7 @@ def test_a_gap_holds_only_a_json_integer(number: str) -> None:
     def check(event: Any) -> tuple[str, str] | None:
         return ("t", event["delta"]) if isinstance(event, dict) else None
 
-    learnt = splice.learn(data, json.loads(data), check, ("sequence_number",))
+    learnt = _learn(data, check, ("sequence_number",))
     assert learnt is not None
     event = shape % (number, "v")
     got = learnt.match(event)
@@ -458,13 +495,13 @@ def _split(body: bytes, rng: random.Random) -> list[bytes]:
 def test_a_stream_decodes_the_same_with_and_without_splices(
     api: str, fragments: list[str], seed: int
 ) -> None:
-    make, module = STREAMS[api]
+    make = STREAMS[api][0]
     body = make(random.Random(seed), fragments)
     body = body if isinstance(body, bytes) else body.encode()
     chunks = _split(body, random.Random(seed))
     fast = _decode(api, chunks)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(module, "learn", lambda *args, **kwargs: None)
+        m.setattr(splice, "BUDGET", 0)  # no hole is ever learnt: every frame the full path
         full = _decode(api, chunks)
     assert fast == full
 
@@ -480,26 +517,17 @@ def test_the_fast_path_is_taken_on_a_plain_stream(api: str) -> None:
     body = make(Plain(), ["{", '"a"', ":", " 1", "}"] * 4)
     body = body if isinstance(body, bytes) else body.encode()
     seen = []
-    # Gemini's fast path is a template around the whole partialArgs fragment (template.py).
+    # Gemini's hole is a template around the whole partialArgs fragment (template.py).
     cls: Any = gemini_template.Template if api == "gemini" else splice.Splice
-    original = cls.match
+    original = cls.take
 
-    def match(self: Any, data: str) -> Any:
-        got = original(self, data)
-        seen.append(got is not None)
+    def take(self: Any, frame: Any) -> bool:
+        got: bool = original(self, frame)
+        seen.append(got)
         return got
 
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(cls, "match", match)
-        if api == "gemini":  # a string's next piece is read by piece(), before match()
-            piece = gemini_template.Template.piece
-
-            def counted(self: Any, data: str) -> tuple[str, bool] | None:
-                got = piece(self, data)
-                seen.append(got is not None)
-                return got
-
-            m.setattr(gemini_template.Template, "piece", counted)
+        m.setattr(cls, "take", take)
         _decode(api, [body])
     assert sum(seen) >= 15
 
@@ -508,13 +536,13 @@ def test_learning_stops_when_splices_never_match(monkeypatch: pytest.MonkeyPatch
     # A chunk id that changes in every event (QUIRKS A9): no splice can match, so learning
     # (one more decode per event) stops after splice.BUDGET of them.
     learnt = []
-    original = chat_decode.learn
+    original = splice.learn
 
     def counting(*args: Any, **kwargs: Any) -> splice.Splice | None:
         learnt.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(chat_decode, "learn", counting)
+    monkeypatch.setattr(splice, "learn", counting)
     opening = '{"index":0,"id":"call_1","function":{"name":"f","arguments":""}}'
     events = [CHAT_EVENT.replace('{"index":0,"function":{"arguments":%s}}', opening)]
     events += [(CHAT_EVENT % json.dumps(str(i))).replace('"c1"', f'"c{i}"') for i in range(50)]
@@ -522,3 +550,179 @@ def test_learning_stops_when_splices_never_match(monkeypatch: pytest.MonkeyPatch
     message = _decode("openai-chat", [body])[-1]
     assert len(learnt) == 1 + splice.BUDGET  # the opening event, then BUDGET splices
     assert "0123456789" in message.replace("\\", "")
+
+
+# -- the mechanism: SplicedDecoder's state machine ---------------------------------------------
+
+
+class _Sink:
+    """What the toy decoder below writes to: argument text by tag, and how it got there."""
+
+    def __init__(self) -> None:
+        self.ended = False
+        self.deltas: list[tuple[Any, str]] = []
+        self.skipped: list[str] = []
+
+    def arguments(self, index: Any, text: str) -> None:
+        self.deltas.append((index, text))
+
+    def malformed(self, message: str, **details: Any) -> None:
+        self.skipped.append(details["excerpt"])
+
+
+class _Toy(splice.SplicedDecoder):
+    """A wire whose frames are ``{"slot": S, "args": A}`` (argument text ``A`` for slot ``S``,
+    when ``S`` is an integer) or anything else (meaning nothing); ``"pad"`` is never read."""
+
+    IGNORED = ("pad",)
+
+    def __init__(self, sink: _Sink) -> None:
+        super().__init__(sink)  # type: ignore[arg-type]
+        self.full: list[str] = []  # the frames that took the full path
+
+    def _full_path(self, frame: Any) -> Any:
+        self.full.append(frame.data)
+        payload = self._object(frame.data)
+        check = self._argument_delta(payload)
+        if check is not None:
+            self._sink.arguments(*check)
+        return payload
+
+    def _argument_delta(self, payload: Any) -> tuple[int, str] | None:
+        if not isinstance(payload, dict) or set(payload) - {"pad"} != {"slot", "args"}:
+            return None
+        slot, args = payload["slot"], payload["args"]
+        ok = isinstance(slot, int) and isinstance(args, str)
+        return (slot, args) if ok else None
+
+
+def _toy(*frames: str | tuple[str, str]) -> tuple[_Toy, _Sink]:
+    sink = _Sink()
+    decoder = _Toy(sink)
+    for frame in frames:
+        event, data = frame if isinstance(frame, tuple) else ("message", frame)
+        decoder.feed(SSEEvent(event, data))
+    return decoder, sink
+
+
+def _args(slot: Any, text: str, pad: str = "") -> str:
+    fields = {"slot": slot, "args": text} | ({"pad": pad} if pad else {})
+    return json.dumps(fields, separators=(",", ":"))
+
+
+def test_frames_that_fit_the_hole_learnt_take_no_full_path() -> None:
+    frames = [_args(0, "a"), _args(0, 'b"'), _args(0, "c", pad="x"), _args(0, "d", pad="yy")]
+    decoder, sink = _toy(*frames[:2], _args(0, "c"), _args(0, "d"))
+    assert sink.deltas == [(0, "a"), (0, 'b"'), (0, "c"), (0, "d")]
+    assert decoder.full == [frames[0]]  # learnt from the first, the others taken by its hole
+    padded, sink = _toy(*frames[2:], _args(0, "e", pad="z" * 9))
+    assert sink.deltas == [(0, "c"), (0, "d"), (0, "e")]
+    assert padded.full == [frames[2]]  # the padding is a hole of its own
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        _args(1, "x"),  # another slot: the learnt text around the hole differs
+        _args("0", "x"),  # looks like a delta; the check refuses it
+        '{"slot": 0, "args": "x"}',  # the same frame written another way
+        _args(0, "x")[:-1] + ', "more": 1}',  # one more field
+        _args(0, ""),  # empty: what it means is the full path's to say
+        _args(0, "x") + " ",  # trailing bytes
+        '{"slot":0,"args":"\\x"}',  # a bad escape: not JSON
+        ("update", _args(0, "x")),  # the same text in another kind of frame
+    ],
+)
+def test_a_frame_that_does_not_fit_takes_the_full_path_and_ends_the_hole(
+    odd: str | tuple[str, str],
+) -> None:
+    data = odd if isinstance(odd, str) else odd[1]
+    frames = (_args(0, "a"), _args(0, "b"), odd, _args(0, "c"), _args(0, "d"))
+    decoder, sink = _toy(*frames)
+    assert decoder.full[:2] == [_args(0, "a"), data]  # b by the hole, then the odd one
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(splice, "BUDGET", 0)  # the full path alone
+        plain, full = _toy(*frames)
+    assert len(plain.full) == len(frames)
+    assert sink.deltas == full.deltas and sink.skipped == full.skipped
+
+
+def test_no_hole_is_learnt_from_a_frame_the_check_refuses() -> None:
+    refused = _args("0", "a")  # the shape of a delta, a slot that is not an integer
+    decoder, sink = _toy(refused, refused, refused)
+    assert decoder.full == [refused] * 3 and sink.deltas == []
+    decoder, sink = _toy("[1]", "[1]")
+    assert decoder.full == ["[1]"] * 2 and sink.skipped == ["[1]"] * 2
+
+
+def test_no_hole_is_learnt_once_the_stream_ended() -> None:
+    sink = _Sink()
+    decoder = _Toy(sink)
+    sink.ended = True
+    for text in "abc":
+        decoder.feed(SSEEvent("message", _args(0, text)))
+    assert len(decoder.full) == 3
+
+
+def test_learning_stops_after_budget_holes_that_took_nothing() -> None:
+    # Every frame differs outside the hole (its slot): each hole learnt takes nothing.
+    frames = [_args(n, "x") for n in range(3 * splice.BUDGET)]
+    decoder, sink = _toy(*frames)
+    assert len(decoder.full) == len(frames) and len(sink.deltas) == len(frames)
+    assert decoder._budget == 0 and decoder._hole is None
+    # A hole that took frames does not count against the budget.
+    decoder, _ = _toy(*[_args(n // 2, "x") for n in range(4 * splice.BUDGET)])
+    assert decoder._budget == splice.BUDGET and decoder._hole is not None
+
+
+def test_an_anthropic_error_event_is_never_taken_as_a_delta() -> None:
+    # The event name says error (QUIRKS A6): the full path fails the stream, whatever the data.
+    delta = (
+        '{"type":"content_block_delta","index":0,'
+        '"delta":{"type":"input_json_delta","partial_json":%s}}'
+    )
+    start = (
+        '{"type":"content_block_start","index":0,'
+        '"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}'
+    )
+    body = "".join(
+        f"event: {name}\ndata: {data}\n\n"
+        for name, data in [
+            ("message_start", '{"type":"message_start","message":{"id":"m"}}'),
+            ("content_block_start", start),
+            ("content_block_delta", delta % '"{\\"a\\""'),
+            ("content_block_delta", delta % '":1"'),
+            ("error", delta % '"}"'),
+        ]
+    )
+    events = _decode("anthropic-messages", [body.encode()])
+    assert [e[-1] for e in events if isinstance(e, tuple)] == ['{"a"', ":1"]
+    assert "stream_truncated" not in events[-1] and "Error(" in events[-2]
+
+
+def test_a_bedrock_exception_is_never_taken_as_a_delta() -> None:
+    # An exception may name itself anything, even contentBlockDelta: it fails the stream.
+    delta = '{"contentBlockIndex":0,"delta":{"toolUse":{"input":%s}}}'
+    body = b"".join(
+        [
+            bedrock_event("messageStart", b'{"role":"assistant"}'),
+            bedrock_event(
+                "contentBlockStart",
+                b'{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t","name":"f"}}}',
+            ),
+            bedrock_event("contentBlockDelta", (delta % '"{\\"a\\""').encode()),
+            bedrock_event("contentBlockDelta", (delta % '":1"').encode()),
+            encode(  # bedrock_exception's headers, the payload written as the events are
+                {
+                    ":exception-type": (7, "contentBlockDelta"),
+                    ":content-type": (7, "application/json"),
+                    ":message-type": (7, "exception"),
+                },
+                (delta % '"}"').encode(),
+            ),
+        ]
+    )
+    events = _decode("bedrock-converse", [body])
+    deltas = [e for e in events if isinstance(e, tuple)]
+    assert [d[-1] for d in deltas] == ['{"a"', ":1"]
+    assert "stream_truncated" not in events[-1] and "Error(" in events[-2]

@@ -47,7 +47,7 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
-from ..splice import BUDGET, Splice, learn
+from ..splice import SplicedDecoder
 
 __all__ = ["STOP_REASONS", "Decoder", "decode_response"]
 
@@ -104,45 +104,25 @@ class _Opaque:
         self.fragments: list[str] = []
 
 
-class Decoder:
+class Decoder(SplicedDecoder):
     """Streamed Anthropic Messages: SSE events → neutral deltas."""
 
-    __slots__ = (
-        "_kinds",
-        "_model",
-        "_opaque",
-        "_sink",
-        "_splice",
-        "_splice_budget",
-        "_usage",
-    )
+    __slots__ = ("_kinds", "_model", "_opaque", "_usage")
 
     def __init__(self, sink: DeltaSink, model: Model) -> None:
-        self._sink = sink
+        super().__init__(sink)
         self._model = model
         self._kinds: dict[int, str] = {}  # open block index → "text" | "thinking" | "tool"
         self._opaque: dict[int, _Opaque] = {}  # open server-side blocks by index
         self._usage: dict[str, Any] = {}  # raw usage fields merged across events (J2)
-        self._splice: Splice | None = None  # the input_json_delta event's shape (fast path)
-        self._splice_budget = BUDGET
 
     # -- events ------------------------------------------------------------------------------
 
-    def feed(self, sse: Frame) -> None:
-        """One SSE event."""
+    def _full_path(self, sse: Frame) -> dict[str, Any] | None:
+        """One SSE event; its payload when it is a ``content_block_delta``."""
         data = sse.data
-        splice = self._splice
-        if splice is not None:
-            fragment = splice.match(data)
-            if fragment is not None and sse.event != "error":
-                if fragment:  # "" is a real, empty first fragment (D3): nothing to append
-                    self._sink.arguments(splice.tag, fragment)
-                return
-            self._splice = None  # a full-path event may change what a match would mean
-            if not splice.hits:
-                self._splice_budget -= 1
         if not data or (data[0] != "{" and data.strip() == "[DONE]"):
-            return  # not Anthropic's terminal event: EOF will tell whether message_stop came
+            return None  # not Anthropic's terminal event: EOF will tell whether message_stop came
         try:
             payload = loads(data)
         except ValueError:
@@ -152,15 +132,14 @@ class Decoder:
             body = payload if isinstance(payload, dict) else {"message": data[:500]}
             self._flush_opaque()
             self._sink.fail(error_from_body(body, provider=self._model.provider))
-            return
+            return None
         if not isinstance(payload, dict):
             self._malformed(data)
-            return
+            return None
         if not isinstance(kind, str):
             kind = sse.event
         self.event(kind, payload, data)
-        if kind == "content_block_delta" and self._splice_budget > 0 and not self._sink.ended:
-            self._splice = learn(data, payload, self._argument_delta)
+        return payload if kind == "content_block_delta" else None
 
     def _argument_delta(self, payload: Any) -> tuple[int, str] | None:
         """``(index, fragment)`` when the full path reads ``payload`` as nothing but tool input

@@ -52,6 +52,7 @@ from ..._messages import (
     UserPart,
 )
 from ..._models import Model
+from ..._reasoning import BUDGETS, LEVELS, budget, effort, refuse
 from ..._tools.definition import Tool
 from ..contract import Options
 from ..features import (
@@ -87,11 +88,12 @@ DEFAULT_MAX_TOKENS = 4096
 """``max_tokens`` when neither the option nor the model's ``max_output_tokens`` gives one (the
 wire requires the field)."""
 
-THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
-"""``reasoning`` level → ``thinking.budget_tokens`` on models with manual extended thinking."""
+THINKING_BUDGETS: dict[str, int] = BUDGETS
+"""``reasoning`` level → ``thinking.budget_tokens`` on models with manual extended thinking
+(``"max"``: the model's own maximum, where the catalogue knows it; llmkit._reasoning)."""
 
 _MIN_BUDGET = 1024  # the API refuses smaller budgets; the budget must also be < max_tokens
-_EFFORT: dict[str, str] = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
+_EFFORTS = ("low", "medium", "high")  # adaptive thinking's levels on a Claude not catalogued
 # For ids the catalogue does not know, the Claude family and version decide (model.anthropic
 # flags set in the catalogue win): 4.6 and later take adaptive thinking with an effort level;
 # Fable and Opus 5.5+ cannot turn it off; Opus 4.7 and every Claude 5 refuse sampling params.
@@ -555,10 +557,8 @@ def _reasoning(
             return True
         body["thinking"] = {"type": "disabled"}
         return False
-    if level not in THINKING_BUDGETS:
-        raise InvalidRequestError(
-            f"reasoning must be 'off', 'minimal', 'low', 'medium' or 'high', not {level!r}"
-        )
+    if level not in LEVELS:
+        raise refuse(level)
     if forced:
         # "Thinking may not be enabled when tool_choice forces tool use" (a 400): the explicit
         # tool choice wins.
@@ -566,21 +566,20 @@ def _reasoning(
         return False
     if mode in ("adaptive", "always"):
         body["thinking"] = {"type": "adaptive"}
-        body.setdefault("output_config", {})["effort"] = _EFFORT[level]
-        if level == "minimal":
-            unsupported("reasoning='minimal'", "adaptive thinking has no such level; sent 'low'")
+        body.setdefault("output_config", {})["effort"] = effort(model, level, _EFFORTS, unsupported)
         return True
-    budget = min(THINKING_BUDGETS[level], max_tokens - 1)
-    if budget < _MIN_BUDGET:
+    wanted = budget(model, level, unsupported)
+    tokens = min(wanted, max_tokens - 1)
+    if tokens < _MIN_BUDGET:
         unsupported(
             "reasoning", f"a thinking budget needs max_tokens > {_MIN_BUDGET}, got {max_tokens}"
         )
         return False
-    if budget < THINKING_BUDGETS[level]:
+    if tokens < wanted:
         unsupported(
             f"reasoning={level!r}",
-            f"the thinking budget was reduced to {budget} to stay below max_tokens",
-            budget=budget,
+            f"the thinking budget was reduced to {tokens} to stay below max_tokens",
+            budget=tokens,
         )
-    body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    body["thinking"] = {"type": "enabled", "budget_tokens": tokens}
     return True

@@ -47,7 +47,7 @@ from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
-from ..splice import BUDGET, Splice, learn
+from ..splice import SplicedDecoder
 from ..turn_failures import fail_turn
 
 __all__ = ["STOP_REASONS", "Decoder", "decode_response"]
@@ -79,37 +79,26 @@ class _Block:
         self.fragments: list[Any] = []  # a server block's input text / result items
 
 
-class Decoder:
+class Decoder(SplicedDecoder):
     """Streamed Converse: event-stream messages → neutral deltas."""
 
-    __slots__ = ("_blocks", "_model", "_redacted", "_seen", "_sink", "_splice", "_splice_budget")
+    __slots__ = ("_blocks", "_model", "_redacted", "_seen")
+
+    IGNORED = ("p",)  # Bedrock's random-length padding, never read
 
     def __init__(self, sink: DeltaSink, model: Model) -> None:
-        self._sink = sink
+        super().__init__(sink)
         self._model = model
         self._blocks: dict[int, _Block] = {}
         self._redacted: dict[int, list[bytes]] = {}  # redactedContent pieces per block
         self._seen: set[str] = set()  # "messageStop", "metadata" (both end the stream)
-        self._splice: Splice | None = None  # the tool input delta's shape (the fast path)
-        self._splice_budget = BUDGET
 
-    def feed(self, frame: Frame) -> None:
-        """One event-stream message."""
-        kind = frame.message_type if isinstance(frame, EventStreamMessage) else "event"
-        splice = self._splice
-        if splice is not None:
-            if kind == "event" and frame.event == "contentBlockDelta":
-                fragment = splice.match(frame.data)
-                if fragment is not None:  # the same event as the full path's, another input
-                    if fragment:
-                        self._sink.arguments(splice.tag, fragment)
-                    return
-            self._splice = None  # a full-path event may change what a match would mean
-            if not splice.hits:
-                self._splice_budget -= 1
+    def _full_path(self, frame: Frame) -> dict[str, Any] | None:
+        """One event-stream message; its payload when it is a ``contentBlockDelta`` event."""
+        kind = _kind(frame)
         if kind in ("exception", "error"):
             self._exception(frame, kind)
-            return
+            return None
         try:
             payload = loads(frame.data)
         except ValueError:
@@ -120,11 +109,9 @@ class Decoder:
                 excerpt=frame.data[:80],
                 event=frame.event,
             )
-            return
+            return None
         self.event(frame.event, payload, frame.data)
-        if frame.event == "contentBlockDelta" and self._splice_budget > 0 and not self._sink.ended:
-            # "p" is Bedrock's random-length padding, never read
-            self._splice = learn(frame.data, payload, self._argument_delta, ("p",))
+        return payload if frame.event == "contentBlockDelta" else None
 
     def _argument_delta(self, payload: Any) -> tuple[int, str] | None:
         """``(index, input)`` when the full path reads ``payload`` (a ``contentBlockDelta``) as
@@ -210,15 +197,6 @@ class Decoder:
             return
         block = self._blocks.get(index)
         text = delta.get("text")
-        tool = delta.get("toolUse") if text is None else None
-        if tool.__class__ is dict and block is not None and block.kind == "tool":
-            # The hot path (one per argument delta): what the toolUse branch below does for a
-            # well-typed input of a started tool block, without the checks' calls.
-            fragment = tool.get("input")
-            if fragment.__class__ is str:
-                if fragment:
-                    sink.arguments(index, fragment)
-                return
         if text is not None:
             if isinstance(text, str):
                 if block is None:
@@ -388,6 +366,11 @@ class Decoder:
         self._sink.malformed(
             f"A {name} event that is not well-formed was skipped", excerpt=excerpt[:80]
         )
+
+
+def _kind(frame: Frame) -> str:
+    """What ``frame`` is: its ``:message-type`` (``event``, ``exception``, ``error``)."""
+    return frame.message_type if isinstance(frame, EventStreamMessage) else "event"
 
 
 def _index(value: Any) -> TypeGuard[int]:

@@ -60,8 +60,9 @@ from ..._messages import (
     ToolResultMessage,
 )
 from ..._models import Model
+from ..._reasoning import CLASSIC, LEVELS, budget, effort, refuse
 from ..._tools.definition import Tool
-from ..anthropic_messages.request import THINKING_BUDGETS, supports_sampling, thinking_mode
+from ..anthropic_messages.request import supports_sampling, thinking_mode
 from ..contract import Options
 from ..features import function_tools, provider_tools
 from ..prepare import check_tools, prepare, same_model
@@ -411,10 +412,8 @@ class _Builder:
         level, model = opts.reasoning, self.model
         if level is None:
             return False, max_tokens
-        if level not in ("off", *THINKING_BUDGETS):
-            raise InvalidRequestError(
-                f"reasoning must be 'off', 'minimal', 'low', 'medium' or 'high', not {level!r}"
-            )
+        if level not in ("off", *LEVELS):
+            raise refuse(level)
         if not model.reasoning:
             self.unsupported("reasoning", f"{model.id} is not a reasoning model")
             return False, max_tokens
@@ -425,10 +424,10 @@ class _Builder:
             on, max_tokens = self.claude_thinking(fields, level, max_tokens, forced)
         elif kind == "nova2":
             if level != "off":
-                effort = {"type": "enabled", "maxReasoningEffort": _EFFORT[level]}
-                fields["reasoningConfig"] = effort
+                config = {"type": "enabled", "maxReasoningEffort": self.effort(level)}
+                fields["reasoningConfig"] = config
         elif kind == "gpt-oss" and level != "off":
-            fields["reasoning_effort"] = _EFFORT[level]
+            fields["reasoning_effort"] = self.effort(level)
         else:
             self.unsupported(
                 "reasoning", f"llmkit knows no reasoning setting for {model.id} on Bedrock"
@@ -437,6 +436,11 @@ class _Builder:
             extra = body.setdefault("additionalModelRequestFields", {})
             extra.update(fields)
         return on, max_tokens
+
+    def effort(self, level: str) -> str:
+        """A Nova 2 or gpt-oss effort: the model's own levels where the catalogue has them."""
+        sent = effort(self.model, level, CLASSIC, self.unsupported)
+        return sent if self.model.reasoning_efforts else _EFFORT[sent]
 
     def claude_thinking(
         self, fields: dict[str, Any], level: str, max_tokens: int | None, forced: bool
@@ -454,20 +458,22 @@ class _Builder:
             return False, max_tokens
         if mode in ("adaptive", "always"):
             fields["thinking"] = {"type": "adaptive"}
-            fields["output_config"] = {"effort": _EFFORT[level]}
+            sent = effort(self.model, level, ("low", "medium", "high"), self.unsupported)
+            fields["output_config"] = {"effort": sent}
             return True, max_tokens
         limit = max_tokens or self.model.max_output_tokens or DEFAULT_MAX_TOKENS
-        budget = min(THINKING_BUDGETS[level], limit - 1)
-        if budget < _MIN_BUDGET:
+        wanted = budget(self.model, level, self.unsupported)
+        tokens = min(wanted, limit - 1)
+        if tokens < _MIN_BUDGET:
             self.unsupported("reasoning", f"a thinking budget needs max_tokens > {_MIN_BUDGET}")
             return False, max_tokens
-        if budget < THINKING_BUDGETS[level]:
+        if tokens < wanted:
             self.unsupported(
                 f"reasoning={level!r}",
-                f"the thinking budget was reduced to {budget} to stay below max_tokens",
-                budget=budget,
+                f"the thinking budget was reduced to {tokens} to stay below max_tokens",
+                budget=tokens,
             )
-        fields["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        fields["thinking"] = {"type": "enabled", "budget_tokens": tokens}
         return True, limit  # maxTokens must exceed the budget: always sent with one
 
 

@@ -34,15 +34,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..._classify import error_from_body
-from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
-from ..splice import BUDGET
+from ..splice import SplicedDecoder, first_alone
 from ..turn_failures import fail_turn
 from .partial_args import ArgsWriter
 from .request import HOSTED_PART, SIGNATURE_CARRIER
-from .template import Template, learn
+from .template import Call, Template, learn
 
 __all__ = ["FINISH", "Decoder", "decode_response"]
 
@@ -115,7 +114,7 @@ class _Streamed:
         self.writer = ArgsWriter()
 
 
-class Decoder:
+class Decoder(SplicedDecoder):
     """Streamed Gemini: each SSE event is a ``GenerateContentResponse`` → neutral deltas."""
 
     __slots__ = (
@@ -124,17 +123,14 @@ class Decoder:
         "_keys",
         "_last_usage",
         "_model",
-        "_sink",
         "_started",
         "_streamed",
-        "_template",
-        "_template_budget",
         "_text",
         "_thought",
     )
 
     def __init__(self, sink: DeltaSink, model: Model) -> None:
-        self._sink = sink
+        super().__init__(sink)
         self._model = model
         self._started = False
         self._last_usage: dict[str, Any] | None = None  # the usageMetadata last read
@@ -144,51 +140,26 @@ class Decoder:
         self._thought: int | None = None  # the open thinking block's key
         self._calls = 0  # the next call ordinal
         self._streamed: _Streamed | None = None
-        self._template: Template | None = None  # a streamed call's fragment chunk (Vertex)
-        self._template_budget = BUDGET
 
-    def feed(self, sse: Frame) -> None:
-        """One SSE event."""
+    def _full_path(self, sse: Frame) -> dict[str, Any] | None:
+        """One SSE event; its chunk while a call's arguments are streamed (Vertex, QUIRKS D8)."""
         data = sse.data
-        template = self._template
-        if template is not None:
-            found = template.piece(data)
-            if found is not None:  # the next piece of the string in progress, most likely
-                streamed = self._streamed
-                assert streamed is not None  # a template lives only while its call streams
-                value, more = found
-                text = streamed.writer.piece(template.path, value, more)
-                if text is None:  # not the string the writer has open: the fragment's rules
-                    piece = {"jsonPath": template.path, "stringValue": value}
-                    if more:
-                        piece["willContinue"] = True
-                    self._partial(streamed, [piece])
-                elif text:
-                    self._sink.arguments(streamed.ordinal, text)
-                return
-            fragment = template.match(data)
-            if fragment is not None:  # the same chunk as the full path's, another fragment
-                streamed = self._streamed
-                assert streamed is not None  # a template lives only while its call streams
-                self._partial(streamed, [fragment])
-                return
-            if data == template.no_op:  # an empty part between fragments: nothing happens
-                return
-            self._template = None  # a full-path chunk may change what a match would mean
-            if not template.hits:
-                self._template_budget -= 1
-        try:
-            chunk = loads(data)
-        except ValueError:
-            chunk = None
-        if not isinstance(chunk, dict):
-            self._sink.malformed(
-                "An SSE event that is not a JSON object was skipped", excerpt=data[:80]
-            )
-            return
+        chunk = self._object(data)
+        if chunk is None:
+            return None
         self.chunk(chunk, data)
-        if self._streamed is not None and self._template_budget > 0 and not self._sink.ended:
-            self._template = learn(data, chunk, self._one_fragment, self._no_op)
+        return chunk if self._streamed is not None else None
+
+    def _learn(self, frame: Frame, payload: Any) -> Template | None:
+        """A template of the streamed call's fragment chunk (:mod:`.template`)."""
+        streamed = self._streamed
+        assert streamed is not None  # _full_path returns a chunk only while a call streams
+
+        def partial(fragments: list[dict[str, Any]]) -> None:
+            self._partial(streamed, fragments)
+
+        call = Call(streamed.ordinal, streamed.writer, self._sink.arguments, partial)
+        return learn(frame.data, payload, self._one_fragment, self._no_op, call)
 
     def _one_fragment(self, chunk: Any) -> dict[str, Any] | None:
         """The fragment, when the full path reads ``chunk`` as nothing but one ``partialArgs``
@@ -219,13 +190,12 @@ class Decoder:
             return None
         if isinstance(metadata, dict) and _usage(metadata) is not None:
             return None
-        candidates = chunk.get("candidates")
-        if candidates.__class__ is not list or len(candidates) != 1:
-            return None
-        candidate = candidates[0]
-        if candidate.__class__ is not dict or candidate.get("index", 0) != 0:
-            return None
-        if candidate.get("finishReason") or any(key in candidate for key in GROUNDING):
+        candidate = first_alone(chunk.get("candidates"))
+        if (
+            candidate is None
+            or candidate.get("finishReason")
+            or any(key in candidate for key in GROUNDING)
+        ):
             return None
         content = candidate.get("content")
         parts = content.get("parts") if content.__class__ is dict else None

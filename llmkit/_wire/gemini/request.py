@@ -49,6 +49,7 @@ from ..._messages import (
     UserPart,
 )
 from ..._models import Model
+from ..._reasoning import LEVELS, budget, effort, refuse
 from ..._tools.definition import Tool
 from ..contract import Options
 from ..features import (
@@ -426,13 +427,13 @@ class _Builder:
         pro = "pro" in model.id
         if _generation(model) >= 3:
             levels = ("low", "high") if pro else ("minimal", "low", "medium", "high")
-            wanted = "minimal" if level == "off" else level
-            sent = wanted if wanted in levels else ("high" if wanted == "medium" else "low")
-            if level == "off" or sent != wanted:
+            if level == "off":
+                sent = (model.reasoning_efforts or levels)[0]
                 self.unsupported(
-                    f"reasoning={level!r}",
-                    f"{model.id} takes thinking levels {levels}; sent {sent!r}",
+                    "reasoning='off'", f"{model.id} cannot turn thinking off; sent {sent!r}"
                 )
+            else:
+                sent = effort(model, level, levels, self.unsupported)
             config: dict[str, Any] = {"thinkingLevel": sent}
         elif level == "off":
             if pro:  # Gemini 2.5 Pro cannot turn thinking off; 128 is its smallest budget
@@ -442,7 +443,7 @@ class _Builder:
                 return {"thinkingBudget": 128, "includeThoughts": True}
             return {"thinkingBudget": 0}
         else:
-            config = {"thinkingBudget": _BUDGETS[level]}
+            config = {"thinkingBudget": budget(model, level, self.unsupported, _BUDGETS)}
         config["includeThoughts"] = True
         return config
 
@@ -501,10 +502,8 @@ def build(
         InvalidRequestError: A bad option value, duplicate tool names, a ``tool_choice``
             naming an undeclared tool, or a strict tool on a model without strict support.
     """
-    if opts.reasoning not in (None, "off", "minimal", "low", "medium", "high"):
-        raise InvalidRequestError(
-            f"reasoning must be 'off', 'minimal', 'low', 'medium' or 'high', not {opts.reasoning!r}"
-        )
+    if opts.reasoning not in (None, "off", *LEVELS):
+        raise refuse(opts.reasoning)
     check_tools(context, opts.tool_choice, model.api)
     b = _Builder(model, context, opts)
     body: dict[str, Any] = {"contents": b.contents()}

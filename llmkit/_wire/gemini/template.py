@@ -1,4 +1,5 @@
-"""The fast path for Vertex's streamed ``partialArgs`` chunks (QUIRKS D8), without decoding them.
+"""The second kind of hole (:mod:`llmkit._wire.splice`): Vertex's streamed ``partialArgs`` chunks
+(QUIRKS D8), taken without decoding them.
 
 A call streamed with ``streamFunctionCallArguments`` arrives as thousands of chunks that differ
 only in their one ``partialArgs`` fragment::
@@ -19,10 +20,11 @@ A template is learnt (:func:`learn`) from a chunk that went through the full pat
 the decoder's ``check`` says the chunk meant nothing but "this one fragment for the call being
 streamed"; a sentinel fragment put in the cut's place must then be read back by ``check`` from
 the same chunk, which proves the cut is the element the decoder reads (not an equal text
-elsewhere). Unlike :mod:`llmkit._wire.splice` (one string literal), the hole here is the whole
-fragment: its path, its value of any kind and its ``willContinue`` may change from chunk to chunk.
-The decoder keeps a template only until its next full-path chunk (a call opened or ended, a
-no-op part), so a match always meets the decoder in the state the template was learnt in.
+elsewhere). Unlike a :class:`~llmkit._wire.splice.Splice` (one string literal), the hole here
+is the whole fragment: its path, its value of any kind and its ``willContinue`` may change from
+chunk to chunk. The decoder keeps a template only until its next full-path chunk (a call opened
+or ended, a no-op part), so a match always meets the decoder in the state the template was
+learnt in, and delivers to the streamed :class:`Call`.
 """
 
 from __future__ import annotations
@@ -30,14 +32,29 @@ from __future__ import annotations
 import json
 import json.decoder
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..._json.scanner import _scan, loads
+from ..contract import Frame
+from .partial_args import ArgsWriter
 
 # json's own string scanner (C where available), strict as json.loads is; typeshed omits it.
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
-__all__ = ["Template", "learn"]
+__all__ = ["Call", "Template", "learn"]
+
+
+class Call(NamedTuple):
+    """The call being streamed: where a template's matches go."""
+
+    ordinal: int
+    writer: ArgsWriter
+    """Its JSON text so far: a string piece goes through :meth:`ArgsWriter.piece`."""
+    arguments: Callable[[int, str], None]
+    """The sink's ``arguments``, for the text a piece adds."""
+    partial: Callable[[list[dict[str, Any]]], None]
+    """The full path's rules for fragments, for any other fragment."""
+
 
 _ARRAY = '"partialArgs":['
 # A fragment no provider sends: a path with a NUL, a value with escapes and a line separator.
@@ -57,19 +74,29 @@ class Template:
     """
 
     __slots__ = (
+        "_arguments",
         "_cut",
         "_head",
         "_last",
         "_open",
+        "_ordinal",
+        "_partial",
         "_path",
         "_prefix",
         "_suffix",
         "_tail",
+        "_writer",
         "hits",
         "no_op",
     )
 
-    def __init__(self, prefix: str, suffix: str, no_op: str | None = None) -> None:
+    def __init__(
+        self,
+        prefix: str,
+        suffix: str,
+        no_op: str | None,
+        call: Call,
+    ) -> None:
         self._prefix = prefix
         # The same chunk without its partialArgs member (Vertex's ``{"willContinue": true}``
         # part between array elements), when the decoder proved it means nothing.
@@ -81,7 +108,31 @@ class Template:
         self._tail = _MORE + suffix
         self._last = "}" + suffix
         self._path: Any = None
+        self._ordinal, self._writer, self._arguments, self._partial = call
         self.hits = 0
+
+    def take(self, frame: Frame) -> bool:
+        """Deliver ``frame``'s fragment when ``frame`` has this shape (``True``), else
+        ``False``: a string's next piece (:meth:`piece`) through the writer, any other fragment
+        (:meth:`match`) by the fragment rules; a no-op chunk means nothing."""
+        data = frame.data
+        found = self.piece(data)
+        if found is not None:
+            value, more = found
+            text = self._writer.piece(self._path, value, more)
+            if text is None:  # not the string the writer has open: the fragment's rules
+                piece = {"jsonPath": self._path, "stringValue": value}
+                if more:
+                    piece["willContinue"] = True
+                self._partial([piece])
+            elif text:
+                self._arguments(self._ordinal, text)
+            return True
+        fragment = self.match(data)
+        if fragment is not None:
+            self._partial([fragment])
+            return True
+        return data == self.no_op
 
     @property
     def path(self) -> Any:
@@ -158,9 +209,15 @@ NoOp = Callable[[Any], bool]
 change nothing)?"""
 
 
-def learn(data: str, chunk: Any, check: Check, no_op: NoOp | None = None) -> Template | None:
-    """A template of ``data`` (decoded as ``chunk``), or ``None`` when ``check`` refuses it or
-    the fragment's place cannot be proved."""
+def learn(
+    data: str,
+    chunk: Any,
+    check: Check,
+    no_op: NoOp | None,
+    call: Call,
+) -> Template | None:
+    """A template of ``data`` (decoded as ``chunk``) for the streamed ``call`` (its ordinal and
+    writer), or ``None`` when ``check`` refuses it or the fragment's place cannot be proved."""
     if check(chunk) is None:
         return None
     at = data.find(_ARRAY)
@@ -178,7 +235,7 @@ def learn(data: str, chunk: Any, check: Check, no_op: NoOp | None = None) -> Tem
         return None
     if check(probe) != _SENTINEL:
         return None
-    return Template(prefix, suffix, _no_op(prefix, suffix, no_op))
+    return Template(prefix, suffix, _no_op(prefix, suffix, no_op), call)
 
 
 def _no_op(prefix: str, suffix: str, no_op: NoOp | None) -> str | None:

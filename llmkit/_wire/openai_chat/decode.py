@@ -13,11 +13,10 @@ from typing import Any
 
 from ..._classify import error_from_body
 from ..._errors import ServerError
-from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
-from ..splice import BUDGET, Splice, learn
+from ..splice import SplicedDecoder, first_alone
 from ..turn_failures import fail_turn
 from ..values import count, obj, seq, text, wrong_type
 
@@ -58,58 +57,35 @@ def _usage(sink: DeltaSink, u: dict[str, Any]) -> Usage:
     return Usage(input=prompt, output=output, cache_read=cached, reasoning=reasoning)
 
 
-class Decoder:
+class Decoder(SplicedDecoder):
     """Streamed Chat Completions: SSE events → neutral deltas."""
 
-    __slots__ = (
-        "_details",
-        "_fields",
-        "_model",
-        "_refusal",
-        "_sink",
-        "_splice",
-        "_splice_budget",
-        "_started",
-    )
+    __slots__ = ("_details", "_fields", "_model", "_refusal", "_started")
+
+    IGNORED = ("obfuscation",)  # random padding (gpt-5), different in every event, never read
 
     def __init__(self, sink: DeltaSink, model: Model) -> None:
-        self._sink = sink
+        super().__init__(sink)
         self._model = model
         self._fields = model.compat.reasoning_fields
         self._started = False
         self._refusal = False
         self._details: dict[Any, dict[str, Any]] = {}  # OpenRouter reasoning_details by index
-        self._splice: Splice | None = None  # the argument-delta event's shape (the fast path)
-        self._splice_budget = BUDGET
 
-    def feed(self, sse: Frame) -> None:
-        """One SSE event."""
+    def _full_path(self, sse: Frame) -> dict[str, Any] | None:
+        """One SSE event; its chunk (any chunk may be an argument delta)."""
         data = sse.data
-        splice = self._splice
-        if splice is not None:
-            args = splice.match(data)
-            if args is not None:  # the same event as the full path's, another fragment
-                self._sink.arguments(splice.tag, args)
-                return
-            self._splice = None  # a full-path event may change what a match would mean
-            if not splice.hits:
-                self._splice_budget -= 1
         if data == "[DONE]":  # the terminal event; what follows is not read (QUIRKS A4)
             self._sink.complete()
-            return
-        try:
-            chunk = loads(data)
-        except ValueError:
-            chunk = None
-        if not isinstance(chunk, dict):
-            self._sink.malformed(
-                "An SSE event that is not a JSON object was skipped", excerpt=data[:80]
-            )
-            return
+            return None
+        chunk = self._object(data)
+        if chunk is None:
+            return None
         self.chunk(chunk, data)
-        if self._splice_budget > 0 and not self._sink.ended:
-            # obfuscation (random padding, gpt-5) differs in every event and is never read
-            self._splice = learn(data, chunk, _argument_delta, ("obfuscation",))
+        return chunk
+
+    def _argument_delta(self, payload: Any) -> tuple[int, str] | None:
+        return _argument_delta(payload)
 
     def chunk(self, chunk: dict[str, Any], seed: str, *, whole: bool = False) -> None:
         """One decoded chunk (``whole``: a non-streamed body, whose calls have no index)."""
@@ -191,13 +167,6 @@ class Decoder:
                 if not isinstance(tc, dict):
                     continue
                 fn = obj(sink, tc.get("function"), "tool_call.function") or {}
-                if len(fn) == 1 and not tc.get("id") and "extra_content" not in tc and not whole:
-                    # Most deltas: {"index": i, "function": {"arguments": "..."}}; the
-                    # assembler checks the rest.
-                    index, args = tc.get("index"), fn.get("arguments")
-                    if index.__class__ is int and args.__class__ is str:
-                        sink.arguments(index, args)
-                        continue
                 extra = tc.get("extra_content")
                 tool_call(
                     tc.get("index", position if whole else None),
@@ -275,13 +244,8 @@ def _argument_delta(chunk: Any) -> tuple[int, str] | None:
         return None
     if chunk.get("usage") is not None or "x_groq" in chunk:
         return None
-    choices = chunk.get("choices")
-    if choices.__class__ is not list or len(choices) != 1:
-        return None
-    choice = choices[0]
-    if choice.__class__ is not dict or choice.get("index", 0) != 0:
-        return None
-    if choice.get("usage") is not None or choice.get("native_finish_reason"):
+    choice = first_alone(chunk.get("choices"))
+    if choice is None or choice.get("usage") is not None or choice.get("native_finish_reason"):
         return None
     if choice.get("finish_reason") is not None:
         return None

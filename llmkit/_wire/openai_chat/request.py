@@ -15,7 +15,6 @@ models with explicit breakpoints; ``cache``/``cache_key`` map to the ``prompt_ca
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from ..._diagnostics import Diagnostic
 from ..._errors import InvalidRequestError, ToolDefinitionError
@@ -34,6 +33,7 @@ from ..._messages import (
     UserPart,
 )
 from ..._models import Model
+from ..._reasoning import CLASSIC, LEVELS, effort, off_effort, refuse
 from ..contract import Options
 from ..features import (
     Breakpoints,
@@ -66,15 +66,8 @@ def headers(model: Model, api_key: str | None) -> dict[str, str]:
 
 
 def url(model: Model, base_url: str, *, stream: bool) -> str:
-    """The endpoint (Azure: the deployment URL named by the model id)."""
-    base = base_url.rstrip("/")
-    if model.compat.auth == "azure":
-        deployment = quote(model.id, safe="")
-        return (
-            f"{base}/openai/deployments/{deployment}/chat/completions"
-            f"?api-version={model.compat.azure_api_version}"
-        )
-    return base + "/chat/completions"
+    """The endpoint (Azure's deployment form: rewritten by :mod:`llmkit._auth.azure`)."""
+    return base_url.rstrip("/") + "/chat/completions"
 
 
 class _Builder:
@@ -302,17 +295,22 @@ class _Builder:
         elif fmt == "none":
             self.unsupported("reasoning", f"{self.model.provider} has no reasoning control")
         elif fmt == "openai":
-            if level == "off":
+            if level != "off":
+                body["reasoning_effort"] = effort(self.model, level, CLASSIC, self.unsupported)
+            elif (off := off_effort(self.model)) is not None:
+                body["reasoning_effort"] = off
+            else:
                 body["reasoning_effort"] = "minimal"
                 self.unsupported(
                     "reasoning='off'", "reasoning cannot be turned off; sent 'minimal'"
                 )
-            else:
-                body["reasoning_effort"] = level
         elif fmt == "deepseek":
             body["thinking"] = {"type": "disabled" if level == "off" else "enabled"}
             if level != "off":
-                body["reasoning_effort"] = DEEPSEEK_EFFORT[level]
+                sent = effort(self.model, level, CLASSIC, self.unsupported)
+                body["reasoning_effort"] = (
+                    sent if self.model.reasoning_efforts else DEEPSEEK_EFFORT[sent]
+                )
         elif fmt == "zai":
             body["thinking"] = {"type": "disabled" if level == "off" else "enabled"}
         elif fmt == "qwen":
@@ -321,8 +319,11 @@ class _Builder:
             kwargs = dict(body.get("chat_template_kwargs") or {})
             kwargs["enable_thinking"] = level != "off"
             body["chat_template_kwargs"] = kwargs
-        else:  # openrouter
-            body["reasoning"] = {"enabled": False} if level == "off" else {"effort": level}
+        elif level == "off":  # openrouter
+            body["reasoning"] = {"enabled": False}
+        else:
+            sent = effort(self.model, level, (*CLASSIC, "xhigh"), self.unsupported)
+            body["reasoning"] = {"effort": sent}
 
     def response_format(self, fmt: Any) -> dict[str, Any]:
         name, schema = output_schema(fmt, self.diags)
@@ -341,10 +342,8 @@ def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
     """The JSON body for ``context`` and the diagnostics of what had to change."""
-    if opts.reasoning not in (None, "off", "minimal", "low", "medium", "high"):
-        raise InvalidRequestError(
-            f"reasoning must be 'off', 'minimal', 'low', 'medium' or 'high', not {opts.reasoning!r}"
-        )
+    if opts.reasoning not in (None, "off", *LEVELS):
+        raise refuse(opts.reasoning)
     check_tools(context, opts.tool_choice, model.api)
     b = _Builder(model, context, opts)
     body: dict[str, Any] = {"model": model.id, "messages": b.messages()}

@@ -40,12 +40,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._classify import error_from_body
-from ..._json.scanner import loads
 from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
-from ..splice import BUDGET, Splice, learn
+from ..splice import Splice, SplicedDecoder, learn
 from .request import CUSTOM, HOSTED
 
 __all__ = ["Decoder", "decode_response"]
@@ -115,24 +114,15 @@ class _Item:
         self.ended = False
 
 
-class Decoder:
+class Decoder(SplicedDecoder):
     """Streamed Responses: SSE events → neutral deltas (see the module docstring)."""
 
-    __slots__ = (
-        "_by_id",
-        "_calls",
-        "_items",
-        "_model",
-        "_phases",
-        "_refusal",
-        "_sink",
-        "_splice",
-        "_splice_budget",
-        "_started",
-    )
+    __slots__ = ("_by_id", "_calls", "_items", "_model", "_phases", "_refusal", "_started")
+
+    IGNORED = ("sequence_number", "obfuscation")  # different in every event, never read
 
     def __init__(self, sink: DeltaSink, model: Model) -> None:
-        self._sink = sink
+        super().__init__(sink)
         self._model = model
         self._items: dict[int, _Item] = {}
         self._by_id: dict[str, int] = {}  # item_id → output_index, for events without an index
@@ -140,50 +130,29 @@ class Decoder:
         self._phases: list[str | None] = []  # per text part, in content order
         self._refusal = False
         self._started = False
-        self._splice: Splice | None = None  # the arguments delta event's shape (fast path)
-        self._splice_budget = BUDGET
 
     # -- input ----------------------------------------------------------------------------
 
-    def feed(self, sse: Frame) -> None:
-        """One SSE event."""
+    def _full_path(self, sse: Frame) -> dict[str, Any] | None:
+        """One SSE event; the event when it is a function call's arguments delta."""
         data = sse.data
-        splice = self._splice
-        if splice is not None:
-            delta = splice.match(data)
-            if delta is not None:  # the same event as the full path's, another fragment
-                item, segment = splice.tag  # a function call's arguments (_argument_delta)
-                pieces = item.texts.get(segment)
-                if pieces is not None and delta and not item.ended:
-                    pieces.append(delta)  # _emit's work for more of them, without the call
-                    self._sink.arguments(item.index, delta)
-                else:
-                    self._emit(item, segment, delta)
-                return
-            self._splice = None  # a full-path event may change what a match would mean
-            if not splice.hits:
-                self._splice_budget -= 1
         if data == "[DONE]":
-            return
-        try:
-            event = loads(data)
-        except ValueError:
-            event = None
-        if not isinstance(event, dict):
-            self._sink.malformed(
-                "An SSE event that is not a JSON object was skipped", excerpt=data[:80]
-            )
-            return
+            return None
+        event = self._object(data)
+        if event is None:
+            return None
         if not isinstance(event.get("type"), str):
             event["type"] = sse.event  # the data's own type is authoritative when present
         self.event(event, data)
-        if event["type"] == _ARGUMENTS_DELTA and self._splice_budget > 0 and not self._sink.ended:
-            # sequence_number and obfuscation differ in every event and are never read
-            self._splice = learn(data, event, self._argument_delta, _IGNORED)
+        return event if event["type"] == _ARGUMENTS_DELTA else None
 
-    def _argument_delta(self, event: Any) -> tuple[tuple[_Item, tuple[str, int]], str] | None:
-        """``((item, segment), fragment)`` when the full path reads ``event`` as nothing but
-        argument text for a function call already announced (the splice's check)."""
+    def _learn(self, frame: Frame, payload: Any) -> Splice | None:
+        return learn(frame, payload, self._argument_delta, self._more_arguments, self.IGNORED)
+
+    def _argument_delta(self, event: Any) -> tuple[tuple[list[str], int], str] | None:
+        """``((pieces, index), fragment)`` when the full path reads ``event`` as nothing but
+        more argument text for the function call at output ``index``, whose text so far is
+        ``pieces`` (the splice's check): :meth:`_emit`'s work is then :meth:`_more_arguments`'."""
         if event.__class__ is not dict or event.get("type") != _ARGUMENTS_DELTA:
             return None
         index = self._index(event)
@@ -192,7 +161,16 @@ class Decoder:
         if item is None or item.kind != "function_call" or delta.__class__ is not str:
             return None
         sub = event.get("content_index", 0)
-        return (item, ("args", sub if isinstance(sub, int) else 0)), delta
+        pieces = item.texts.get(("args", sub if isinstance(sub, int) else 0))
+        if pieces is None or item.ended:
+            return None
+        return (pieces, item.index), delta
+
+    def _more_arguments(self, tag: tuple[list[str], int], delta: str) -> None:
+        """:meth:`_emit` for more (non-empty) text of a call's arguments already begun."""
+        pieces, index = tag
+        pieces.append(delta)
+        self._sink.arguments(index, delta)
 
     def event(self, event: dict[str, Any], seed: str) -> None:
         """One decoded event (``seed``: its text, for deterministic ids before any id came)."""
@@ -543,7 +521,6 @@ def _reasoning_replay(obj: dict[str, Any]) -> dict[str, Any]:
 
 _Handler = Callable[[Decoder, dict[str, Any]], None]
 _ARGUMENTS_DELTA = "response.function_call_arguments.delta"
-_IGNORED = ("sequence_number", "obfuscation")  # fields no handler reads (the splice's holes)
 
 
 def _on(kind: str, segment: str, key: str) -> _Handler:

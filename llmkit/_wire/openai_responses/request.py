@@ -44,6 +44,7 @@ from ..._messages import (
     UserPart,
 )
 from ..._models import Model
+from ..._reasoning import CLASSIC, effort, off_effort
 from ..._tools.definition import Tool
 from ..contract import Options
 from ..features import (
@@ -425,11 +426,13 @@ def _options(body: dict[str, Any], model: Model, opts: Options, diags: list[Diag
     if opts.reasoning is not None:
         if not model.reasoning:
             unsupported("reasoning", f"{model.id} is not a reasoning model")
-        elif opts.reasoning == "off":
+        elif opts.reasoning != "off":
+            reasoning["effort"] = effort(model, opts.reasoning, CLASSIC, unsupported)
+        elif (off := off_effort(model)) is not None:
+            reasoning["effort"] = off
+        else:
             reasoning["effort"] = "minimal"
             unsupported("reasoning='off'", "reasoning cannot be turned off; sent 'minimal'")
-        else:
-            reasoning["effort"] = opts.reasoning
     if model.reasoning:
         # Without a summary the model's reasoning stays invisible (only encrypted).
         reasoning["summary"] = "auto"

@@ -48,7 +48,11 @@ def test_catalogue_flags_win() -> None:
     )
     assert supports_sampling(model) is True
     for m in llmkit.models("anthropic"):
-        assert m.anthropic.thinking is not None and m.anthropic.supports_sampling is not None
+        # Sampling from the catalogue (models.dev's `temperature`); the thinking mode from it
+        # where llmkit's overlay sets one, else from the Claude version.
+        assert m.anthropic.supports_sampling is not None
+        if m.reasoning:
+            assert thinking_mode(m) in ("budget", "adaptive", "always"), m.id
 
 
 def test_budget_models_get_a_budget_adaptive_ones_an_effort() -> None:

@@ -394,10 +394,10 @@ def test_generation_config() -> None:
         ("gemini-2.5-flash", "high", {"thinkingBudget": 24576, "includeThoughts": True}, False),
         ("gemini-2.5-pro", "off", {"thinkingBudget": 128, "includeThoughts": True}, True),
         ("gemini-3-pro-preview", "low", {"thinkingLevel": "low", "includeThoughts": True}, False),
-        (
+        (  # a level the model lacks goes to the nearest lower one it has
             "gemini-3-pro-preview",
             "medium",
-            {"thinkingLevel": "high", "includeThoughts": True},
+            {"thinkingLevel": "low", "includeThoughts": True},
             True,
         ),
         ("gemini-3-pro-preview", "off", {"thinkingLevel": "low", "includeThoughts": True}, True),
@@ -430,7 +430,7 @@ def test_reasoning_on_a_model_without_it_is_reported() -> None:
     assert "generationConfig" not in body
     assert kinds(diags) == ["option_unsupported"]
     with pytest.raises(llmkit.InvalidRequestError):
-        build(FLASH, llmkit.Context(messages=[llmkit.user("q")]), reasoning="max")
+        build(FLASH, llmkit.Context(messages=[llmkit.user("q")]), reasoning="maximum")
 
 
 class Answer(BaseModel):

@@ -10,10 +10,18 @@ from typing import Any
 
 import pytest
 
-from llmkit._wire.gemini import decode as gemini_decode
+from llmkit._wire import splice
 from llmkit._wire.gemini import template
+from llmkit._wire.gemini.partial_args import ArgsWriter
 from tests.corpus import FIXTURES, load_exchanges, rechunk
 from tests.wire.test_splice import _decode
+
+
+def _nowhere(*args: Any) -> None:
+    raise AssertionError("piece() and match() deliver nothing")
+
+
+INTO = template.Call(0, ArgsWriter(), _nowhere, _nowhere)  # where matches would go
 
 
 def _both(chunks: list[bytes]) -> tuple[list[Any], int]:
@@ -37,7 +45,7 @@ def _both(chunks: list[bytes]) -> tuple[list[Any], int]:
         m.setattr(template.Template, "match", match)
         fast = _decode("gemini", chunks)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(gemini_decode, "learn", lambda *args, **kwargs: None)
+        m.setattr(splice, "BUDGET", 0)  # no template is ever learnt
         full = _decode("gemini", chunks)
     assert fast == full
     return fast, sum(hits)
@@ -218,7 +226,7 @@ def _learn(data: str) -> template.Template | None:
         fragments = call.get("partialArgs")
         return fragments[0] if isinstance(fragments, list) and len(fragments) == 1 else None
 
-    return template.learn(data, json.loads(data), check)
+    return template.learn(data, json.loads(data), check, None, INTO)
 
 
 def test_a_template_matches_only_its_own_shape() -> None:
@@ -238,12 +246,12 @@ def test_no_template_where_the_place_cannot_be_proved() -> None:
     assert _learn(data.replace('"partialArgs":[', '"partialArgs": [')) is None  # spaces
     twice = data.replace('"responseId"', '"x":{"partialArgs":[1]},"responseId"')
     assert _learn(twice) is None  # the array's text appears twice
-    refuse = template.learn(data, json.loads(data), lambda chunk: None)
+    refuse = template.learn(data, json.loads(data), lambda chunk: None, None, INTO)
     assert refuse is None
     # A check that does not read the fragment from the chunk (an equal dict from elsewhere):
     # the sentinel put in the cut's place is not read back, so no template.
     fixed = {"jsonPath": "$.a", "stringValue": "x"}
-    assert template.learn(data, json.loads(data), lambda chunk: dict(fixed)) is None
+    assert template.learn(data, json.loads(data), lambda chunk: dict(fixed), None, INTO) is None
 
 
 def test_signed_fragment_chunks_keep_their_signature_F2() -> None:
@@ -300,18 +308,18 @@ def test_the_empty_part_is_learnt_whichever_member_partial_args_is() -> None:
         def check(chunk: Any) -> dict[str, Any] | None:
             return chunk["c"]["functionCall"]["partialArgs"][0]  # type: ignore[no-any-return]
 
-        learnt = template.learn(data, json.loads(data), check, no_op)
+        learnt = template.learn(data, json.loads(data), check, no_op, INTO)
         assert learnt is not None
         expected = None if empty is None else f'{{"c":{{"functionCall":{empty}}},"r":1}}'
         assert learnt.no_op == expected
-        refused = template.learn(data, json.loads(data), check, lambda chunk: False)
+        refused = template.learn(data, json.loads(data), check, lambda chunk: False, INTO)
         assert refused is not None and refused.no_op is None
 
 
 def test_no_string_piece_is_read_before_one_was_learnt() -> None:
     # A fresh template has no piece shape yet: a malformed chunk that looks like a bare string
     # literal (here, one starting with a NUL) is not a fragment.
-    learnt = template.Template('{"a":[', "]}")
+    learnt = template.Template('{"a":[', "]}", None, INTO)
     for data in ('\x00abc"', '"abc"'):
         assert learnt.piece(data) is None
         assert learnt.match(data) is None

@@ -24,7 +24,7 @@ WEATHER = llmkit.Tool(
 
 
 def model(provider: str, **fields: Any) -> llmkit.Model:
-    base = {"azure-openai": "https://res.openai.azure.com"}.get(provider, "")
+    base = {"azure": "https://res.openai.azure.com"}.get(provider, "")
     return llmkit.Model(
         provider=provider, id=fields.pop("id", "m"), api="openai-chat", base_url=base, **fields
     )
