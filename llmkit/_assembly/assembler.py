@@ -46,6 +46,7 @@ from .._events import (
 from .._json.partial import PartialJSON
 from .._messages import (
     AssistantMessage,
+    Citation,
     StopReason,
     TextPart,
     ThinkingPart,
@@ -136,10 +137,7 @@ class Assembler:
             delta = kept
         block = self._texts.get(key)
         if block is None or not block.open:
-            block = TextBlock(key, len(self._blocks))
-            self._texts[key] = block
-            self._blocks.append(block)
-            self._emit(TextStart(block.index))
+            block = self._open_text(key)
         block.parts.append(delta)
         output = self._output
         if output is None:
@@ -147,6 +145,27 @@ class Assembler:
         else:
             output.deltas.append(delta)
             self._emit(OutputTextDelta(block.index, delta, output, len(output.deltas)))
+
+    def _open_text(self, key: object) -> TextBlock:
+        block = TextBlock(key, len(self._blocks))
+        self._texts[key] = block
+        self._blocks.append(block)
+        self._emit(TextStart(block.index))
+        return block
+
+    def citation(self, citation: Citation, key: object = 0) -> None:
+        """A source cited by the text part ``key`` (opened when it is not yet: a provider may
+        send a citation before the text it supports). Carried to ``TextEnd.citations`` and
+        ``TextPart.citations``."""
+        if self.ended:
+            return
+        block = self._texts.get(key)
+        if block is None or not block.open:
+            block = self._open_text(key)
+        if block.citations is None:
+            block.citations = [citation]
+        else:
+            block.citations.append(citation)
 
     def thinking(
         self,
@@ -190,7 +209,11 @@ class Assembler:
         block = self._texts.get(key)
         if block is not None and block.open:
             block.open = False
-            self._emit(TextEnd(block.index, "".join(block.parts)))
+            cited = block.citations
+            if cited:
+                self._emit(TextEnd(block.index, "".join(block.parts), citations=list(cited)))
+            else:
+                self._emit(TextEnd(block.index, "".join(block.parts)))
 
     def end_thinking(self, key: object = 0) -> None:
         """The thinking part ``key`` is complete."""

@@ -12,21 +12,24 @@ from __future__ import annotations
 from typing import Any
 
 from .._json.partial import ParseResult, PartialJSON, parse_arguments
-from .._messages import TextPart, ThinkingPart, ToolCall
+from .._messages import Citation, TextPart, ThinkingPart, ToolCall
 
 __all__ = ["CallSlot", "TextBlock", "ThinkingBlock"]
 
 
 class TextBlock:
-    __slots__ = ("index", "key", "open", "parts")
+    __slots__ = ("citations", "index", "key", "open", "parts")
 
     def __init__(self, key: object, index: int) -> None:
         self.key = key
         self.index = index
         self.parts: list[str] = []
+        self.citations: list[Citation] | None = None  # made on the first citation
         self.open = True
 
     def part(self) -> TextPart:
+        if self.citations:
+            return TextPart(text="".join(self.parts), citations=list(self.citations))
         return TextPart(text="".join(self.parts))
 
 

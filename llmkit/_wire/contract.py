@@ -28,7 +28,7 @@ from .._sse import SSEDecoder
 
 if TYPE_CHECKING:
     from .._diagnostics import Diagnostic, DiagnosticKind
-    from .._messages import Context, StopReason, Usage
+    from .._messages import Citation, Context, StopReason, Usage
     from .._models import Model
 
 __all__ = [
@@ -87,6 +87,9 @@ class DeltaSink(Protocol):
 
     def text(self, delta: str, key: object = 0) -> None:
         """Text for text part ``key``."""
+
+    def citation(self, citation: Citation, key: object = 0) -> None:
+        """A source cited by the text part ``key``."""
 
     def thinking(
         self,

@@ -1,0 +1,218 @@
+"""Citations: a text part's sources, from every wire, whole and streamed, and sent back verbatim.
+
+(``tests/test_citations.py`` is about something else: the quirk ids the repository cites.)
+
+Bodies are shaped as the providers document them and, where the SDK has a response model, are
+validated against it first; streams are re-split at random byte offsets (:func:`tests.helpers.
+replay`); a message built from them goes back through ``build_request`` to the same model, whose
+body the SDK's request type accepts with the citations as that type takes them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anthropic.types as at
+from pydantic import TypeAdapter
+
+import llmkit
+from tests.helpers import consume, replay
+from tests.sdk import ANTHROPIC_PARAMS
+
+# -- Anthropic Messages ------------------------------------------------------------------------
+
+CLAUDE = llmkit.Model(
+    provider="anthropic", id="claude-sonnet-4-5", api="anthropic-messages", max_output_tokens=8192
+)
+
+# One citation of every location type, as the Messages API sends them in a response.
+ANTHROPIC_CITATIONS: list[dict[str, Any]] = [
+    {
+        "type": "char_location",
+        "cited_text": "The grass is green.",
+        "document_index": 0,
+        "document_title": "Nature facts",
+        "start_char_index": 0,
+        "end_char_index": 20,
+        "file_id": None,
+    },
+    {
+        "type": "page_location",
+        "cited_text": "Revenue grew 12%.",
+        "document_index": 1,
+        "document_title": "Annual report",
+        "start_page_number": 3,
+        "end_page_number": 4,
+        "file_id": "file_011CNha8iCJcU1wXNR6q4V8w",
+    },
+    {
+        "type": "content_block_location",
+        "cited_text": "Water boils at 100 C.",
+        "document_index": 2,
+        "document_title": None,
+        "start_block_index": 1,
+        "end_block_index": 2,
+    },
+    {
+        "type": "search_result_location",
+        "cited_text": "Claude can cite search results.",
+        "search_result_index": 0,
+        "source": "https://docs.example.com/search-results",
+        "title": "Search results",
+        "start_block_index": 0,
+        "end_block_index": 1,
+    },
+    {
+        "type": "web_search_result_location",
+        "cited_text": "Python 3.14 was released in October 2025.",
+        "encrypted_index": "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5LTQ1NGUtODgxNy1jNjNjNzYwZDMxNmM=",
+        "title": "What's new in Python 3.14",
+        "url": "https://docs.python.org/3/whatsnew/3.14.html",
+    },
+]
+RESPONSE_ONLY = {"file_id"}  # in the response types, not in TextCitationParam
+
+
+def anthropic_body() -> dict[str, Any]:
+    return {
+        "id": "msg_01Cite",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [
+            {"type": "text", "text": "According to the sources, ", "citations": None},
+            {"type": "text", "text": "several facts hold.", "citations": ANTHROPIC_CITATIONS},
+        ],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 120, "output_tokens": 30},
+    }
+
+
+def anthropic_stream() -> tuple[bytes, list[dict[str, Any]]]:
+    def ev(payload: dict[str, Any]) -> str:
+        return f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n"
+
+    message = {**anthropic_body(), "content": [], "stop_reason": None}
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": message},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "text", "text": "", "citations": []},
+        },
+    ]
+    for n, cited in enumerate(ANTHROPIC_CITATIONS):
+        events.append(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "citations_delta", "citation": cited},
+            }
+        )
+        events.append(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": f"fact {n}. "},
+            }
+        )
+    events += [
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": 30},
+        },
+        {"type": "message_stop"},
+    ]
+    return "".join(map(ev, events)).encode(), events
+
+
+def check_anthropic_citations(citations: list[llmkit.Citation]) -> None:
+    assert [c.provider_data for c in citations] == ANTHROPIC_CITATIONS  # verbatim
+    char, page, block, search, web = citations
+    assert (char.cited_text, char.title, char.source) == ("The grass is green.", "Nature facts", 0)
+    assert (page.title, page.source) == ("Annual report", 1)
+    assert (block.title, block.source) == (None, 2)
+    assert (search.title, search.source, search.url) == ("Search results", 0, None)
+    assert web.url == "https://docs.python.org/3/whatsnew/3.14.html"
+    assert web.title == "What's new in Python 3.14" and web.source is None
+    # Anthropic gives no offsets in the answer's own text; document positions stay verbatim.
+    assert all(c.start is None and c.end is None for c in citations)
+
+
+def sent_citations(model: llmkit.Model, message: llmkit.AssistantMessage) -> list[Any]:
+    context = llmkit.Context(messages=[llmkit.user("Cite."), message, llmkit.user("More?")])
+    body = json.loads(llmkit.build_request(model, context, api_key="k").content)
+    consume(ANTHROPIC_PARAMS.validate_python(body))
+    return [
+        block.get("citations")
+        for m in body["messages"]
+        if m["role"] == "assistant"
+        for block in m["content"]
+        if block["type"] == "text"
+    ]
+
+
+def test_anthropic_whole_body_citations_of_every_location_type() -> None:
+    body = anthropic_body()
+    at.Message.model_validate(body)  # the SDK's own response model accepts the body
+    message = llmkit.parse_response(CLAUDE, body)
+    first, second = message.content
+    assert isinstance(first, llmkit.TextPart) and first.citations == []
+    assert isinstance(second, llmkit.TextPart) and second.text == "several facts hold."
+    check_anthropic_citations(second.citations)
+    assert message.diagnostics == []
+    # The transcript keeps them; a part without citations serialises as before.
+    again = llmkit.AssistantMessage.model_validate_json(message.model_dump_json())
+    assert again == message
+    assert "citations" not in first.model_dump_json()
+
+
+def test_anthropic_streamed_citations_deltas_reach_text_end_and_the_part() -> None:
+    body, events = anthropic_stream()
+    stream_event: TypeAdapter[Any] = TypeAdapter(at.RawMessageStreamEvent)
+    for payload in events:
+        stream_event.validate_python(payload)
+    out = replay(body, CLAUDE)
+    (end,) = [e for e in out if isinstance(e, llmkit.TextEnd)]
+    check_anthropic_citations(end.citations)
+    message = out[-1].message  # type: ignore[union-attr]
+    (part,) = message.content
+    assert isinstance(part, llmkit.TextPart) and part.citations == end.citations
+    assert part.text == "fact 0. fact 1. fact 2. fact 3. fact 4. "
+    assert message.diagnostics == []  # no longer an ignored delta type
+
+
+def test_anthropic_citations_go_back_to_the_same_model_as_the_request_takes_them() -> None:
+    message = llmkit.parse_response(CLAUDE, anthropic_body())
+    expected = [{k: v for k, v in c.items() if k not in RESPONSE_ONLY} for c in ANTHROPIC_CITATIONS]
+    assert sent_citations(CLAUDE, message) == [None, expected]
+    # Each one is a TextCitationParam as the SDK defines it (and nothing more).
+    param: TypeAdapter[Any] = TypeAdapter(at.TextCitationParam)
+    for cited in expected:
+        assert param.validate_python(cited) == cited
+    # Another model gets the text alone: the citations point into documents it never saw.
+    other = CLAUDE.model_copy(update={"id": "claude-opus-4-1"})
+    assert sent_citations(other, message) == [None, None]
+
+
+def test_a_citations_delta_outside_a_text_block_is_not_a_citation() -> None:
+    body = (
+        "event: message_start\ndata: "
+        + json.dumps({"type": "message_start", "message": {**anthropic_body(), "content": []}})
+        + "\n\nevent: content_block_delta\ndata: "
+        + json.dumps(
+            {
+                "type": "content_block_delta",
+                "index": 3,
+                "delta": {"type": "citations_delta", "citation": ANTHROPIC_CITATIONS[0]},
+            }
+        )
+        + '\n\nevent: message_stop\ndata: {"type": "message_stop"}\n\n'
+    ).encode()
+    message = replay(body, CLAUDE)[-1].message  # type: ignore[union-attr]
+    assert message.content == []
+    assert [d.kind for d in message.diagnostics] == ["event_unknown"]
