@@ -18,7 +18,7 @@ from pydantic import TypeAdapter
 
 import llmkit
 from tests.helpers import consume, replay
-from tests.sdk import ANTHROPIC_PARAMS
+from tests.sdk import ANTHROPIC_PARAMS, RESPONSES_PARAMS
 
 # -- Anthropic Messages ------------------------------------------------------------------------
 
@@ -216,3 +216,230 @@ def test_a_citations_delta_outside_a_text_block_is_not_a_citation() -> None:
     message = replay(body, CLAUDE)[-1].message  # type: ignore[union-attr]
     assert message.content == []
     assert [d.kind for d in message.diagnostics] == ["event_unknown"]
+
+
+# -- OpenAI Responses --------------------------------------------------------------------------
+
+GPT = llmkit.Model(provider="openai", id="gpt-5", api="openai-responses")
+RESPONSES_TEXT = "Python 3.14 is out. See the report and chart."
+RESPONSES_ANNOTATIONS: list[dict[str, Any]] = [
+    {
+        "type": "url_citation",
+        "url": "https://docs.python.org/3/whatsnew/3.14.html",
+        "title": "What's new in Python 3.14",
+        "start_index": 0,
+        "end_index": 19,
+    },
+    {
+        "type": "file_citation",
+        "file_id": "file-2dtbBZdjtDKS8eqWxqbgDi",
+        "filename": "report.pdf",
+        "index": 28,
+    },
+    {
+        "type": "container_file_citation",
+        "container_id": "cntr_682d0e7318108198aa783fd921ff305e",
+        "file_id": "cfile_682d0e8a0ef081988e7b29c7ac5fbe4c",
+        "filename": "chart.png",
+        "start_index": 39,
+        "end_index": 44,
+    },
+    {"type": "file_path", "file_id": "file-9GaNU8VqLvjXk2FsG9rP4h", "index": 44},
+]
+
+
+def responses_body(first: str = "") -> dict[str, Any]:
+    """A response whose message has two output_text parts: ``first`` (uncited) then the cited
+    text, so that the citations' offsets move by ``len(first)`` into the whole part."""
+    content = [{"type": "output_text", "text": first, "annotations": []}] if first else []
+    content.append(
+        {"type": "output_text", "text": RESPONSES_TEXT, "annotations": RESPONSES_ANNOTATIONS}
+    )
+    return {
+        "id": "resp_68af",
+        "object": "response",
+        "created_at": 1756000000,
+        "status": "completed",
+        "model": "gpt-5",
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_68af01",
+                "role": "assistant",
+                "status": "completed",
+                "content": content,
+            }
+        ],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": 50,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": 20,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 70,
+        },
+    }
+
+
+def check_responses_citations(citations: list[llmkit.Citation], text: str, shift: int = 0) -> None:
+    assert [c.provider_data for c in citations] == RESPONSES_ANNOTATIONS  # verbatim
+    url, file, container, path = citations
+    assert url.url == "https://docs.python.org/3/whatsnew/3.14.html"
+    assert (url.start, url.end) == (shift, shift + 19)
+    assert text[url.start : url.end] == "Python 3.14 is out."
+    assert (file.source, file.title, file.start) == (
+        "file-2dtbBZdjtDKS8eqWxqbgDi",
+        "report.pdf",
+        None,
+    )
+    assert (container.source, container.title) == (
+        "cfile_682d0e8a0ef081988e7b29c7ac5fbe4c",
+        "chart.png",
+    )
+    assert text[container.start : container.end] == "chart"  # type: ignore[misc]
+    assert (path.source, path.start) == ("file-9GaNU8VqLvjXk2FsG9rP4h", None)
+
+
+def responses_sent(model: llmkit.Model, message: llmkit.AssistantMessage) -> list[Any]:
+    from openai.types.responses import ResponseOutputMessageParam
+
+    context = llmkit.Context(messages=[llmkit.user("Cite."), message, llmkit.user("More?")])
+    body = json.loads(llmkit.build_request(model, context, api_key="k").content)
+    consume(RESPONSES_PARAMS.validate_python(body))
+    items = [i for i in body["input"] if i.get("role") == "assistant"]
+    for item in items:
+        if item.get("type") == "message":
+            TypeAdapter(ResponseOutputMessageParam).validate_python(item)
+    return items
+
+
+def test_responses_whole_body_annotations_of_every_type() -> None:
+    from openai.types.responses import Response
+
+    for first in ("", "Short answer: "):
+        body = responses_body(first)
+        Response.model_validate(body)
+        message = llmkit.parse_response(GPT, body)
+        (part,) = message.content
+        assert isinstance(part, llmkit.TextPart) and part.text == first + RESPONSES_TEXT
+        check_responses_citations(part.citations, part.text, len(first))
+        assert message.diagnostics == []
+        assert (message.provider_data or {}).get("message_ids") == ["msg_68af01"]
+
+
+def responses_stream(first: str = "") -> bytes:
+    from openai.types.responses import ResponseStreamEvent
+
+    body = responses_body(first)
+    item = body["output"][0]
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**body, "status": "in_progress", "output": []}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**item, "status": "in_progress", "content": []},
+        },
+    ]
+    for ci, part in enumerate(item["content"]):
+        events.append(
+            {
+                "type": "response.content_part.added",
+                "item_id": item["id"],
+                "output_index": 0,
+                "content_index": ci,
+                "part": {"type": "output_text", "text": "", "annotations": []},
+            }
+        )
+        text = part["text"]
+        for n, annotation in enumerate(part["annotations"]):
+            piece, text = text[: len(text) // 2 or len(text)], text[len(text) // 2 or len(text) :]
+            events.append(
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": item["id"],
+                    "output_index": 0,
+                    "content_index": ci,
+                    "delta": piece,
+                    "logprobs": [],
+                }
+            )
+            events.append(
+                {
+                    "type": "response.output_text.annotation.added",
+                    "item_id": item["id"],
+                    "output_index": 0,
+                    "content_index": ci,
+                    "annotation_index": n,
+                    "annotation": annotation,
+                }
+            )
+        if text:
+            events.append(
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": item["id"],
+                    "output_index": 0,
+                    "content_index": ci,
+                    "delta": text,
+                    "logprobs": [],
+                }
+            )
+        events.append(
+            {
+                "type": "response.output_text.done",
+                "item_id": item["id"],
+                "output_index": 0,
+                "content_index": ci,
+                "text": part["text"],
+                "logprobs": [],
+            }
+        )
+        events.append(
+            {
+                "type": "response.content_part.done",
+                "item_id": item["id"],
+                "output_index": 0,
+                "content_index": ci,
+                "part": part,
+            }
+        )
+    events += [
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": body},
+    ]
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+    out = []
+    for seq, event in enumerate(events):
+        event["sequence_number"] = seq
+        adapter.validate_python(event)
+        out.append(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n")
+    return "".join(out).encode()
+
+
+def test_responses_streamed_annotations_are_taken_once() -> None:
+    for first in ("", "Short answer: "):
+        out = replay(responses_stream(first), GPT)
+        (end,) = [e for e in out if isinstance(e, llmkit.TextEnd)]
+        check_responses_citations(end.citations, end.text, len(first))
+        message = out[-1].message  # type: ignore[union-attr]
+        (part,) = message.content
+        assert part.citations == end.citations  # .done events repeat them: not taken twice
+        assert message.diagnostics == []
+
+
+def test_responses_citations_go_back_in_the_output_message() -> None:
+    message = llmkit.parse_response(GPT, responses_body("Short answer: "))
+    (item,) = responses_sent(GPT, message)
+    assert item["id"] == "msg_68af01" and item["type"] == "message"
+    (content,) = item["content"]
+    assert content["text"] == "Short answer: " + RESPONSES_TEXT
+    sent = content["annotations"]
+    assert [a["type"] for a in sent] == [a["type"] for a in RESPONSES_ANNOTATIONS]
+    # the offsets are in the one output_text sent back
+    assert content["text"][sent[0]["start_index"] : sent[0]["end_index"]] == "Python 3.14 is out."
+    assert sent[1] == RESPONSES_ANNOTATIONS[1]
+    # another model: plain text
+    other = GPT.model_copy(update={"id": "gpt-5-mini"})
+    assert responses_sent(other, message) == [{"role": "assistant", "content": content["text"]}]
