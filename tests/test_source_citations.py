@@ -17,8 +17,8 @@ import anthropic.types as at
 from pydantic import TypeAdapter
 
 import llmkit
-from tests.helpers import consume, replay
-from tests.sdk import ANTHROPIC_PARAMS, RESPONSES_PARAMS
+from tests.helpers import chunk, consume, replay, sse
+from tests.sdk import ANTHROPIC_PARAMS, CHAT_PARAMS, RESPONSES_PARAMS
 
 # -- Anthropic Messages ------------------------------------------------------------------------
 
@@ -443,3 +443,91 @@ def test_responses_citations_go_back_in_the_output_message() -> None:
     # another model: plain text
     other = GPT.model_copy(update={"id": "gpt-5-mini"})
     assert responses_sent(other, message) == [{"role": "assistant", "content": content["text"]}]
+
+
+# -- OpenAI Chat -------------------------------------------------------------------------------
+
+SEARCH_PREVIEW = llmkit.Model(provider="openai", id="gpt-4o-search-preview", api="openai-chat")
+CHAT_TEXT = "The 2026 Winter Olympics are in Milan and Cortina."
+CHAT_ANNOTATIONS: list[dict[str, Any]] = [
+    {
+        "type": "url_citation",
+        "url_citation": {
+            "url": "https://www.olympics.com/en/milano-cortina-2026",
+            "title": "Milano Cortina 2026",
+            "start_index": 0,
+            "end_index": 50,
+        },
+    },
+    {
+        "type": "url_citation",
+        "url_citation": {
+            "url": "https://en.wikipedia.org/wiki/2026_Winter_Olympics",
+            "title": "2026 Winter Olympics",
+            "start_index": 32,
+            "end_index": 50,
+        },
+    },
+]
+
+
+def check_chat_citations(citations: list[llmkit.Citation], text: str) -> None:
+    assert [c.provider_data for c in citations] == CHAT_ANNOTATIONS
+    first, second = citations
+    assert first.url == "https://www.olympics.com/en/milano-cortina-2026"
+    assert first.title == "Milano Cortina 2026"
+    assert text[second.start : second.end] == "Milan and Cortina."  # type: ignore[misc]
+
+
+def test_chat_whole_body_annotations() -> None:
+    from openai.types.chat import ChatCompletion
+
+    body = {
+        "id": "chatcmpl-search",
+        "object": "chat.completion",
+        "created": 1756000000,
+        "model": "gpt-4o-search-preview",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": CHAT_TEXT,
+                    "refusal": None,
+                    "annotations": CHAT_ANNOTATIONS,
+                },
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 9, "completion_tokens": 12, "total_tokens": 21},
+    }
+    ChatCompletion.model_validate(body)
+    message = llmkit.parse_response(SEARCH_PREVIEW, body)
+    (part,) = message.content
+    assert isinstance(part, llmkit.TextPart) and part.text == CHAT_TEXT
+    check_chat_citations(part.citations, part.text)
+    assert message.diagnostics == []
+    # Chat's assistant message takes no annotations: the text goes back alone.
+    context = llmkit.Context(messages=[llmkit.user("Where?"), message, llmkit.user("When?")])
+    sent = json.loads(llmkit.build_request(SEARCH_PREVIEW, context, api_key="k").content)
+    consume(CHAT_PARAMS.validate_python(sent))
+    assert sent["messages"][1] == {"role": "assistant", "content": CHAT_TEXT}
+
+
+def test_chat_streamed_annotations_taken_once() -> None:
+    body = sse(
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"content": CHAT_TEXT[:20]}),
+        chunk({"content": CHAT_TEXT[20:]}),
+        chunk({"annotations": CHAT_ANNOTATIONS[:1]}),
+        chunk({"annotations": CHAT_ANNOTATIONS}),  # OpenRouter repeats what it sent
+        chunk(finish="stop"),
+        chunk(choices=[], usage={"prompt_tokens": 9, "completion_tokens": 12, "total_tokens": 21}),
+    )
+    out = replay(body, SEARCH_PREVIEW)
+    (end,) = [e for e in out if isinstance(e, llmkit.TextEnd)]
+    check_chat_citations(end.citations, end.text)
+    message = out[-1].message  # type: ignore[union-attr]
+    assert message.content[0].citations == end.citations
+    assert message.diagnostics == []
