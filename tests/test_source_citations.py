@@ -531,3 +531,136 @@ def test_chat_streamed_annotations_taken_once() -> None:
     message = out[-1].message  # type: ignore[union-attr]
     assert message.content[0].citations == end.citations
     assert message.diagnostics == []
+
+
+# -- Gemini ------------------------------------------------------------------------------------
+
+GEMINI = llmkit.Model(provider="google", id="gemini-2.5-flash", api="gemini")
+# Multi-byte characters before the cited spans: Gemini's offsets count UTF-8 bytes.
+GEMINI_TEXT = "Spain won Euro 2024 — beating England 2\u20131. Mikel Oyarzabal scored."
+GEMINI_SPANS = ("Spain won Euro 2024 — beating England 2\u20131.", "Mikel Oyarzabal scored.")
+
+
+def _bytes(text: str, span: str) -> tuple[int, int]:
+    start = len(GEMINI_TEXT[: GEMINI_TEXT.index(span)].encode())
+    return start, start + len(span.encode())
+
+
+def grounding() -> dict[str, Any]:
+    first, second = (_bytes(GEMINI_TEXT, s) for s in GEMINI_SPANS)
+    return {
+        "webSearchQueries": ["UEFA Euro 2024 winner"],
+        "searchEntryPoint": {"renderedContent": "<style>...</style>"},
+        "groundingChunks": [
+            {
+                "web": {
+                    "uri": "https://vertexaisearch.cloud.google.com/grounding-api-redirect/1",
+                    "title": "uefa.com",
+                }
+            },
+            {
+                "web": {
+                    "uri": "https://vertexaisearch.cloud.google.com/grounding-api-redirect/2",
+                    "title": "aljazeera.com",
+                }
+            },
+        ],
+        "groundingSupports": [
+            {
+                # startIndex 0 is left out, as proto3 JSON leaves out zero values
+                "segment": {"endIndex": first[1], "text": GEMINI_SPANS[0]},
+                "groundingChunkIndices": [0, 1],
+                "confidenceScores": [0.97, 0.9],
+            },
+            {
+                "segment": {
+                    "startIndex": second[0],
+                    "endIndex": second[1],
+                    "text": GEMINI_SPANS[1],
+                },
+                "groundingChunkIndices": [1],
+            },
+        ],
+    }
+
+
+def citation_metadata() -> dict[str, Any]:
+    start, end = _bytes(GEMINI_TEXT, "Mikel Oyarzabal")
+    return {
+        "citationSources": [
+            {
+                "startIndex": start,
+                "endIndex": end,
+                "uri": "https://en.wikipedia.org/wiki/Mikel_Oyarzabal",
+                "license": "",
+            }
+        ]
+    }
+
+
+def gemini_chunk(text: str, **candidate: Any) -> dict[str, Any]:
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"text": text}]}, "index": 0, **candidate}
+        ],
+        "usageMetadata": {"promptTokenCount": 8, "candidatesTokenCount": 20, "totalTokenCount": 28},
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "gem-1",
+    }
+
+
+def check_gemini_citations(citations: list[llmkit.Citation], text: str) -> None:
+    a, b, c, d = citations
+    assert [x.source for x in (a, b, c)] == [0, 1, 1]
+    assert (a.url, a.title) == (
+        "https://vertexaisearch.cloud.google.com/grounding-api-redirect/1",
+        "uefa.com",
+    )
+    assert text[a.start : a.end] == text[b.start : b.end] == GEMINI_SPANS[0]  # type: ignore[misc]
+    assert text[c.start : c.end] == c.cited_text == GEMINI_SPANS[1]  # type: ignore[misc]
+    assert a.provider_data == {
+        "groundingSupport": grounding()["groundingSupports"][0],
+        "groundingChunk": grounding()["groundingChunks"][0],
+    }
+    assert d.url == "https://en.wikipedia.org/wiki/Mikel_Oyarzabal"
+    assert text[d.start : d.end] == "Mikel Oyarzabal"  # type: ignore[misc]
+    assert d.provider_data == citation_metadata()["citationSources"][0]
+
+
+def test_gemini_whole_body_grounding_and_citation_metadata() -> None:
+    from google.genai import types
+
+    body = gemini_chunk(
+        GEMINI_TEXT,
+        finishReason="STOP",
+        groundingMetadata=grounding(),
+        citationMetadata=citation_metadata(),
+    )
+    types.GenerateContentResponse.model_validate_json(json.dumps(body))
+    message = llmkit.parse_response(GEMINI, body)
+    (part,) = message.content
+    assert isinstance(part, llmkit.TextPart) and part.text == GEMINI_TEXT
+    check_gemini_citations(part.citations, part.text)
+    assert message.provider_data and message.provider_data["grounding_metadata"] == grounding()
+    assert message.diagnostics == []
+
+
+def test_gemini_streamed_grounding_on_the_last_chunk() -> None:
+    half = len(GEMINI_TEXT) // 2
+    chunks = [
+        gemini_chunk(GEMINI_TEXT[:half]),
+        gemini_chunk(GEMINI_TEXT[half:], groundingMetadata=grounding()),
+        gemini_chunk(
+            "",
+            finishReason="STOP",
+            groundingMetadata=grounding(),
+            citationMetadata=citation_metadata(),
+        ),
+    ]
+    chunks[-1]["candidates"][0]["content"]["parts"] = []
+    body = "".join(f"data: {json.dumps(c)}\r\n\r\n" for c in chunks).encode()
+    out = replay(body, GEMINI)
+    (end,) = [e for e in out if isinstance(e, llmkit.TextEnd)]
+    assert end.text == GEMINI_TEXT
+    check_gemini_citations(end.citations, end.text)  # the repeated grounding is taken once
+    assert out[-1].message.content[0].citations == end.citations  # type: ignore[union-attr]

@@ -18,13 +18,15 @@ __all__ = ["CallSlot", "TextBlock", "ThinkingBlock"]
 
 
 class TextBlock:
-    __slots__ = ("citations", "index", "key", "open", "parts")
+    __slots__ = ("byte_offsets", "citations", "index", "key", "open", "parts")
 
     def __init__(self, key: object, index: int) -> None:
         self.key = key
         self.index = index
         self.parts: list[str] = []
         self.citations: list[Citation] | None = None  # made on the first citation
+        # positions (in ``citations``) of those whose start/end count UTF-8 bytes until the end
+        self.byte_offsets: list[int] | None = None
         self.open = True
 
     def part(self) -> TextPart:

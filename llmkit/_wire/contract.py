@@ -88,8 +88,9 @@ class DeltaSink(Protocol):
     def text(self, delta: str, key: object = 0) -> None:
         """Text for text part ``key``."""
 
-    def citation(self, citation: Citation, key: object = 0) -> None:
-        """A source cited by the text part ``key``."""
+    def citation(self, citation: Citation, key: object = 0, *, utf8: bool = False) -> None:
+        """A source cited by the text part ``key`` (``utf8``: its start/end count UTF-8 bytes
+        of the part's text, not characters)."""
 
     def thinking(
         self,
