@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 import anthropic.types as at
+from botocore.validate import ParamValidator
 from pydantic import TypeAdapter
 
 import llmkit
@@ -664,3 +665,107 @@ def test_gemini_streamed_grounding_on_the_last_chunk() -> None:
     assert end.text == GEMINI_TEXT
     check_gemini_citations(end.citations, end.text)  # the repeated grounding is taken once
     assert out[-1].message.content[0].citations == end.citations  # type: ignore[union-attr]
+
+
+# -- Bedrock Converse --------------------------------------------------------------------------
+
+BEDROCK = llmkit.Model(
+    provider="bedrock",
+    id="us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    api="bedrock-converse",
+    base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+)
+BEDROCK_TEXT = "The warranty lasts two years."
+BEDROCK_CITATIONS: list[dict[str, Any]] = [
+    {
+        "title": "warranty.pdf",
+        "sourceContent": [{"text": "All products carry a two-year warranty."}],
+        "location": {"documentPage": {"documentIndex": 0, "start": 3, "end": 4}},
+    },
+    {
+        "title": "Warranty FAQ",
+        "source": "https://example.com/faq",
+        "sourceContent": [{"text": "Two years, parts and labour."}],
+        "location": {"web": {"url": "https://example.com/faq", "domain": "example.com"}},
+    },
+]
+
+
+def check_bedrock_citations(citations: list[llmkit.Citation]) -> None:
+    assert [c.provider_data for c in citations] == BEDROCK_CITATIONS
+    page, web = citations
+    assert (page.title, page.source, page.url) == ("warranty.pdf", 0, None)
+    assert page.cited_text == "All products carry a two-year warranty."
+    assert (web.url, web.title, web.source) == ("https://example.com/faq", "Warranty FAQ", None)
+    assert all(c.start is None for c in citations)
+
+
+def test_bedrock_whole_body_keeps_the_generated_text_and_its_citations() -> None:
+    from tests.wire.bedrock_converse.test_request import SERVICE, build
+
+    body = {
+        "output": {
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "citationsContent": {
+                            "content": [{"text": BEDROCK_TEXT}],
+                            "citations": BEDROCK_CITATIONS,
+                        }
+                    }
+                ],
+            }
+        },
+        "stopReason": "end_turn",
+        "usage": {"inputTokens": 30, "outputTokens": 8, "totalTokens": 38},
+        "metrics": {"latencyMs": 900},
+    }
+    # The body is a ConverseResponse as botocore's service model defines it.
+    shape = SERVICE.operation_model("Converse").output_shape
+    report = ParamValidator().validate(body, shape)
+    assert not report.has_errors(), report.generate_report()
+    message = llmkit.parse_response(BEDROCK, body)
+    (part,) = message.content
+    assert isinstance(part, llmkit.TextPart) and part.text == BEDROCK_TEXT  # was ''
+    check_bedrock_citations(part.citations)
+    assert message.diagnostics == []
+    # Back to the same model as a citationsContent block, which botocore validates.
+    context = llmkit.Context(messages=[llmkit.user("How long?"), message, llmkit.user("Sure?")])
+    sent, _ = build(BEDROCK, context)
+    assert sent["messages"][1]["content"] == body["output"]["message"]["content"]  # type: ignore[index]
+    other = BEDROCK.model_copy(update={"id": "us.anthropic.claude-opus-4-1-20250805-v1:0"})
+    sent, _ = build(other, context)
+    assert sent["messages"][1]["content"] == [{"text": BEDROCK_TEXT}]
+
+
+def test_bedrock_streamed_citation_deltas() -> None:
+    from tests.eventstream import bedrock_event
+
+    def delta(d: dict[str, Any]) -> bytes:
+        return bedrock_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": d})
+
+    stream = b"".join(
+        [
+            bedrock_event("messageStart", {"role": "assistant"}),
+            delta({"text": BEDROCK_TEXT[:10]}),
+            delta({"citation": BEDROCK_CITATIONS[0]}),
+            delta({"text": BEDROCK_TEXT[10:]}),
+            delta({"citation": BEDROCK_CITATIONS[1]}),
+            bedrock_event("contentBlockStop", {"contentBlockIndex": 0}),
+            bedrock_event("messageStop", {"stopReason": "end_turn"}),
+            bedrock_event(
+                "metadata",
+                {
+                    "usage": {"inputTokens": 5, "outputTokens": 2, "totalTokens": 7},
+                    "metrics": {"latencyMs": 3},
+                },
+            ),
+        ]
+    )
+    out = replay(stream, BEDROCK)
+    (end,) = [e for e in out if isinstance(e, llmkit.TextEnd)]
+    assert end.text == BEDROCK_TEXT
+    check_bedrock_citations(end.citations)
+    message = out[-1].message  # type: ignore[union-attr]
+    assert message.content[0].citations == end.citations and message.diagnostics == []
