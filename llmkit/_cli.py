@@ -3,12 +3,14 @@
 ::
 
     llmkit models [PROVIDER] [--reasoning [LEVEL]] [--input KIND] [--json]    the catalogue
-    llmkit complete PROVIDER/MODEL PROMPT [--stream] [--json]    one call, printed
+    llmkit complete PROVIDER/MODEL PROMPT [--stream] [--json] [--fake]   one call, printed
     llmkit request PROVIDER/MODEL PROMPT               the request that would be sent (nothing sent)
     llmkit replay FILE... --api API [--json]           captured raw response bodies -> events
 
 Built on the public API only (``llmkit.stream``, ``build_request``, ``parse_stream``,
-``parse_response``, ``models``, ``get_model``), with the standard library's ``argparse``.
+``parse_response``, ``models``, ``get_model``, and ``llmkit.testing.FakeProvider`` for
+``--fake``, which tries a command with no key: llmkit's fake provider plays the model, on the
+model's own wire, on 127.0.0.1), with the standard library's ``argparse``.
 
 Output: the answer (text and tool calls) goes to stdout; thinking, diagnostics and a one-line
 summary go to stderr, so ``llmkit complete ... > answer.txt`` keeps only the answer.
@@ -34,6 +36,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, get_args
 
@@ -177,13 +180,45 @@ def _cmd_models(ns: argparse.Namespace) -> int:
     return 0
 
 
+@contextmanager
+def _played(
+    model: llmkit.Model, ns: argparse.Namespace, context: llmkit.Context
+) -> Iterator[tuple[llmkit.Model, dict[str, Any]]]:
+    """The model and options to call: the real ones, or with ``--fake`` llmkit's fake provider
+    playing the model on its own wire (no key needed, nothing leaves the machine)."""
+    options = _options(ns)
+    if not ns.fake:
+        yield model, options
+        return
+    from .testing import FakeProvider, FakeReply
+
+    said = context.messages[0].text if context.messages else ""
+    said = said if len(said) <= 200 else said[:200] + "..."
+    reply = FakeReply(f"(llmkit's fake provider, speaking {model.api}) You said: {said}")
+    platform = model.platform if model.platform in ("bedrock", "vertex") else None
+    with FakeProvider([reply], api=model.api, platform=platform) as fake:
+        print(
+            f"(--fake: llmkit's fake provider plays {model.provider}/{model.id} on "
+            f"{model.api}, at {fake.base_url}; no key is used)",
+            file=sys.stderr,
+        )
+        options.pop("base_url", None)
+        yield fake.model(model.id), {**options, "api_key": fake.api_key}
+
+
 def _cmd_complete(ns: argparse.Namespace) -> int:
-    model = _model(ns.model, ns.api, ns.api_key_env)
     context = _context(ns)
+    with _played(_model(ns.model, ns.api, ns.api_key_env), ns, context) as (model, options):
+        return _complete(ns, model, context, options)
+
+
+def _complete(
+    ns: argparse.Namespace, model: llmkit.Model, context: llmkit.Context, options: dict[str, Any]
+) -> int:
     console = Console(sys.stdout, sys.stderr)
     if ns.json:
         _utf8(sys.stdout)
-    with llmkit.stream(model, context, **_options(ns)) as events:
+    with llmkit.stream(model, context, **options) as events:
         for event in events:
             if ns.json and (ns.stream or isinstance(event, (llmkit.Done, llmkit.ErrorEvent))):
                 print(json_line(event_json(event)), flush=True)
@@ -262,19 +297,53 @@ def _replay(model: llmkit.Model, source: IO[bytes], as_json: bool) -> None:
     """Print the events of one body; raise the error of a stream that ends in ``ErrorEvent``."""
     chunks = _chunks(source)
     first = next(chunks, b"")
+    guess = _wire_of_body(first)
+
+    def wrong_api(why: object) -> _Failure:
+        return _Failure(
+            f"this body is in the {guess} format, not {model.api}: try --api {guess} "
+            f"(decoding it as {model.api} failed: {one_line(str(why))})"
+        )
+
     events: Iterator[llmkit.Event]
     if first.lstrip().startswith(b"{"):  # a non-streamed JSON body: no events, one message
         try:
             message = llmkit.parse_response(model, first + b"".join(chunks))
-        except ValueError as e:
+        except (ValueError, llmkit.LLMError) as e:
+            if guess not in (None, model.api):
+                raise wrong_api(e) from None
+            if isinstance(e, llmkit.LLMError):
+                raise
             raise _Failure(f"the body is not valid JSON ({e})") from None
         events = iter([llmkit.Done(message=message)])
     else:
         events = llmkit.parse_stream(model, _prepend(first, chunks))
     for event in events:
+        if isinstance(event, llmkit.ErrorEvent) and guess not in (None, model.api):
+            raise wrong_api(event.error)
         print(json_line(event_json(event)) if as_json else event_line(event), flush=True)
         if isinstance(event, llmkit.ErrorEvent):
             raise event.error
+
+
+# What the start of each wire's body holds (its first event's type, or an object it alone has).
+_BODY_MARKS = (
+    (b'"chat.completion', "openai-chat"),
+    (b"event: response.", "openai-responses"),
+    (b'"type":"response.', "openai-responses"),
+    (b'"object":"response"', "openai-responses"),
+    (b"event: message_start", "anthropic-messages"),
+    (b'"type":"message_start"', "anthropic-messages"),
+    (b'"type":"message"', "anthropic-messages"),
+    (b'"candidates"', "gemini"),
+    (b":event-type", "bedrock-converse"),
+)
+
+
+def _wire_of_body(first: bytes) -> str | None:
+    """The wire API the start of a captured body looks like, if it is clear."""
+    head = first[:4096].replace(b'": "', b'":"')
+    return next((api for mark, api in _BODY_MARKS if mark in head), None)
 
 
 def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
@@ -360,6 +429,11 @@ def _parser() -> argparse.ArgumentParser:
     complete.add_argument(
         "--json", action="store_true", help="the terminal event as JSON (every event: --stream)"
     )
+    complete.add_argument(
+        "--fake",
+        action="store_true",
+        help="try it without a key: llmkit's fake provider plays the model, on its own wire",
+    )
     complete.set_defaults(run=_cmd_complete)
 
     request = commands.add_parser(
@@ -399,7 +473,12 @@ def _utf8(stream: IO[str]) -> None:
 def _report(error: Exception, where: str = "") -> None:
     """The one stderr line of a failure: ``llmkit: error: [where]Class: message``."""
     name = "" if isinstance(error, _Failure) else f"{type(error).__name__}: "
-    print(f"llmkit: error: {where}{name}{one_line(str(error))}", file=sys.stderr)
+    text = str(error)
+    if isinstance(error, llmkit.MissingAPIKeyError):
+        # The command line has no flag for the key itself (shell history, process list).
+        text = text.replace("pass api_key=...", "name another variable with --api-key-env")
+        text += " (or try it with llmkit's fake provider: --fake)"
+    print(f"llmkit: error: {where}{name}{one_line(text)}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

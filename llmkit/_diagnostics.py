@@ -41,7 +41,7 @@ DiagnosticKind = Literal[
     "event_malformed",
     "event_unknown",
     "usage_missing",
-    "invalid_unicode",  # lone surrogates replaced by U+FFFD
+    "invalid_unicode",  # lone surrogates or invalid UTF-8 replaced by U+FFFD
     # request side
     "option_unsupported",
     "schema_rewritten",

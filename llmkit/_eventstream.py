@@ -118,13 +118,22 @@ def _kind(headers: Mapping[str, HeaderValue]) -> tuple[str, str]:
 _EVENT_HEADER = {"exception": ":exception-type", "error": ":error-code"}
 
 
+def _is_utf8(payload: bytes) -> bool:
+    try:
+        payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 class EventStreamDecoder:
     """Incremental decoder: ``feed(bytes)`` returns the messages completed by those bytes."""
 
-    __slots__ = ("_buf", "_error", "_headers", "_limit", "_need")
+    __slots__ = ("_buf", "_error", "_headers", "_limit", "_need", "tainted")
 
     def __init__(self, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
         self._limit = max_event_size
+        self.tainted: list[EventStreamMessage] = []  # payloads that were not UTF-8
         self._buf = bytearray()
         self._need: int | None = None  # total length of the message whose prelude was read
         # A failure found after good messages in the same chunk: raised on the next call, so
@@ -184,7 +193,10 @@ class EventStreamDecoder:
                 known = seen.get(block)
                 if known is None:
                     known = _block(block, seen)
-                out.append(EventStreamMessage(known[0], bytes(view[headers_end:stop]), known[1]))
+                message = EventStreamMessage(known[0], bytes(view[headers_end:stop]), known[1])
+                if "\ufffd" in message.data and not _is_utf8(message.payload):
+                    self.tainted.append(message)  # the pipeline reports invalid_unicode
+                out.append(message)
                 pos += total
                 self._need = None
         except FramingError as exc:

@@ -15,6 +15,7 @@ it as ``__cause__``).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from . import _wire
@@ -33,7 +34,7 @@ __all__ = ["Pipeline"]
 class Pipeline:
     """One response being decoded: bytes in, events out."""
 
-    __slots__ = ("asm", "decoder", "frames", "model")
+    __slots__ = ("asm", "decoder", "frames", "invalid_utf8", "model")
 
     def __init__(
         self,
@@ -57,6 +58,7 @@ class Pipeline:
         sink: DeltaSink = self.asm
         self.frames: FrameDecoder = adapter.frames(max_event_size)
         self.decoder: Decoder = adapter.decoder(sink, model)
+        self.invalid_utf8 = False  # reported: bytes of the response were not UTF-8
 
     @property
     def done(self) -> bool:
@@ -77,12 +79,32 @@ class Pipeline:
         except FramingError as exc:
             asm.fail(StreamError(str(exc)))
             return self.drain()
+        tainted = getattr(self.frames, "tainted", None)
+        if tainted:  # some frame held bytes that were not UTF-8: said where it is decoded
+            return self._feed_tainted(frames, tainted)
         feed = self.decoder.feed
         for frame in frames:
             feed(frame)
             if asm.ended:
                 break  # what follows the terminal event is not read (QUIRKS A4)
         return asm.reports.drain()  # self.drain(), one call less per read
+
+    def _feed_tainted(self, frames: Sequence[Any], tainted: list[Any]) -> list[Event]:
+        asm = self.asm
+        for frame in frames:
+            if not self.invalid_utf8 and any(frame is t for t in tainted):
+                self.invalid_utf8 = True
+                asm.reports.report(
+                    "invalid_unicode",
+                    "The response held bytes that are not UTF-8; they were replaced by U+FFFD",
+                    None,
+                    {"where": "stream", "reason": "invalid_utf8"},
+                )
+            self.decoder.feed(frame)
+            if asm.ended:
+                break
+        tainted.clear()
+        return asm.reports.drain()
 
     def eof(self) -> list[Event]:
         """The end of the body."""
@@ -93,10 +115,14 @@ class Pipeline:
             except FramingError as exc:
                 asm.fail(StreamError(str(exc)))
                 return self.drain()
-            for frame in frames:
-                self.decoder.feed(frame)
-                if asm.ended:
-                    break
+            tainted = getattr(self.frames, "tainted", None)
+            if tainted:
+                self._feed_tainted(frames, tainted)
+            else:
+                for frame in frames:
+                    self.decoder.feed(frame)
+                    if asm.ended:
+                        break
         if not asm.ended:
             self.decoder.eof()
         if not asm.ended:

@@ -63,6 +63,8 @@ class SSEDecoder:
         "_pending",
         "_pending_len",
         "_started",
+        "_taint",
+        "tainted",
     )
 
     def __init__(self, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
@@ -75,6 +77,10 @@ class SSEDecoder:
         self._data_len = 0
         self._started = False  # a leading byte order mark is skipped, as the SSE spec says
         self._head = b""
+        # Events holding bytes that were not UTF-8 (their U+FFFD a replacement): the pipeline
+        # reports them where they are decoded. ``_taint``: the event in progress holds some.
+        self._taint = False
+        self.tainted: list[SSEEvent] = []
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Consume ``chunk`` and return the events it completed (possibly none)."""
@@ -119,10 +125,37 @@ class SSEDecoder:
         elif chunk[end] == 13:  # ends with CR
             self._cr = True
         if 13 in head:  # a CR (an int is a memchr; a bytes needle first fails as an int)
-            return self._lines(_split(head))
-        lines = head.decode("utf-8", "replace").split("\n")  # _split's LF case, inlined
-        lines.pop()  # head ends with a line break: the last item is empty
-        return self._lines(lines)
+            lines = _split(head)
+            if any("\ufffd" in line for line in lines) and not _utf8(head):
+                return self._checked(head)
+        else:
+            text = head.decode("utf-8", "replace")  # _split's LF case, inlined
+            if "\ufffd" in text and not _utf8(head):
+                return self._checked(head)
+            lines = text.split("\n")
+            lines.pop()  # head ends with a line break: the last item is empty
+        events = self._lines(lines)
+        if self._taint and events:  # the event that held bytes that were not UTF-8
+            self._mark(events[0])
+        return events
+
+    def _checked(self, raw: bytes) -> list[SSEEvent]:
+        """Lines some of which are not UTF-8, one by one: the event holding such a line is
+        marked (``tainted``) when it completes, however the bytes were chunked."""
+        out: list[SSEEvent] = []
+        for raw_line in raw.splitlines():
+            line = raw_line.decode("utf-8", "replace")
+            events = self._lines([line])
+            if events and self._taint:
+                self._mark(events[0])
+            out.extend(events)
+            if "\ufffd" in line and not _utf8(raw_line):
+                self._taint = True
+        return out
+
+    def _mark(self, event: SSEEvent) -> None:
+        self._taint = False
+        self.tainted.append(event)
 
     def flush(self) -> list[SSEEvent]:
         """End of input: complete a final unterminated line and a final undelimited event.
@@ -136,7 +169,12 @@ class SSEDecoder:
         raw = b"".join(self._pending)
         self._pending = []
         self._pending_len = 0
-        return self._lines(_split(raw + b"\n\n") if raw else [""])
+        if raw and not _utf8(raw):
+            return self._checked(raw + b"\n\n")
+        events = self._lines(_split(raw + b"\n\n") if raw else [""])
+        if self._taint and events:
+            self._mark(events[0])
+        return events
 
     def _overflow(self, size: int) -> None:
         # Drop what was buffered before raising: the memory is released at once, and a
@@ -190,6 +228,15 @@ class SSEDecoder:
                 self._overflow(size)
         self._event, self._data, self._data_len = event, data, size
         return out
+
+
+def _utf8(raw: bytes) -> bool:
+    """Whether ``raw`` is UTF-8 (its U+FFFD, if any, were sent as such)."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _split(raw: bytes) -> list[str]:

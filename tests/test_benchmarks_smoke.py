@@ -177,3 +177,18 @@ def test_in_memory_decoding_with_h11_between_reads_gives_the_generated_calls(api
     events = list(llmkit.parse_stream(_model(llmkit, api), reads(writes, False)))
     partial = [e.partial_arguments for e in events if isinstance(e, llmkit.ToolCallDelta)]
     assert partial[-1] == expected[-1]
+
+
+def test_the_partial_json_scenario_reports_the_parsers_work() -> None:
+    # benchmarks/partial_json.py: reading partial_arguments on every delta, dropped or kept,
+    # reference counts on and off; its work counter says what each reading copies.
+    from benchmarks.partial_json import measure, render
+    from llmkit._json import ownership
+
+    rows = measure({"array": [200, 400], "string": [1_000, 2_000]}, reps=1)
+    copied = {(r["shape"], r["reading"], r["refcounts"]): r["copied"] for r in rows}
+    assert all(c > 0 for c in copied["array", "kept", "off"])
+    assert all(c > 0 for c in copied["array", "dropped", "off"])
+    if ownership.HELD:
+        assert copied["array", "dropped", "on"] == copied["string", "dropped", "on"] == [0, 0]
+    assert "| array | kept | off | 400 |" in render(rows)

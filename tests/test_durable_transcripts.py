@@ -1,5 +1,5 @@
 """A transcript always serialises, and what a provider's bytes could make ambiguous is said:
-lone surrogate escapes, keys repeated in arguments, arguments nested too deep."""
+lone surrogate escapes, invalid UTF-8, keys repeated in arguments, arguments nested too deep."""
 
 from __future__ import annotations
 
@@ -116,3 +116,43 @@ def test_arguments_nested_within_the_bound_are_kept() -> None:
     )
     assert message.tool_calls[0].status == "complete"
     assert message.tool_calls[0].arguments == value
+
+
+def test_invalid_utf8_is_replaced_and_reported() -> None:
+    body = openai_text("caf\u00e9 ").replace("caf\u00e9".encode(), b"caf\xff")
+    message = decode(body)
+    assert message.text == "caf\ufffd " and "invalid_unicode" in kinds(message)
+    [d] = [d for d in message.diagnostics if d.kind == "invalid_unicode"]
+    assert d.details["reason"] == "invalid_utf8"
+
+
+def test_a_real_replacement_character_is_not_reported() -> None:
+    message = decode(openai_text("\u00e9\ufffd"))
+    assert message.text == "\u00e9\ufffd" and "invalid_unicode" not in kinds(message)
+
+
+def test_invalid_utf8_in_a_bedrock_event_is_reported() -> None:
+    from tests.eventstream import bedrock_event
+
+    model = llmkit.Model(provider="bedrock", id="anthropic.claude-x", api="bedrock-converse")
+    delta = b'{"contentBlockIndex":0,"delta":{"text":"caf\xff"},"p":"x"}'
+    body = b"".join(
+        [
+            bedrock_event("messageStart", {"role": "assistant", "p": "x"}),
+            bedrock_event("contentBlockDelta", delta),
+            bedrock_event("contentBlockStop", {"contentBlockIndex": 0, "p": "x"}),
+            bedrock_event("messageStop", {"stopReason": "end_turn", "p": "x"}),
+            bedrock_event("metadata", {"usage": {"inputTokens": 1, "outputTokens": 1}, "p": "x"}),
+        ]
+    )
+    message = decode(body, model)
+    assert message.text == "caf\ufffd" and "invalid_unicode" in kinds(message)
+
+
+def test_invalid_utf8_is_reported_where_it_is_whatever_the_chunking() -> None:
+    body = openai_text("ok ").replace(b"[DONE]", b"[DONE]").replace(b'"ok "', b'"ok \xff"')
+    whole = [type(e).__name__ for e in llmkit.parse_stream(MODEL, [body])]
+    for cut in range(1, len(body)):
+        pieces = [body[:cut], body[cut:]]
+        assert [type(e).__name__ for e in llmkit.parse_stream(MODEL, pieces)] == whole, cut
+    assert "DiagnosticEvent" in whole

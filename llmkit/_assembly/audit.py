@@ -21,25 +21,41 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "duplicate_keys", "repair_surrogates", "too_deep", "value_surrogates"]
+__all__ = ["MAX_DEPTH", "duplicate_keys", "repair_surrogates", "shape", "value_surrogates"]
 
 MAX_DEPTH = 128
 """The deepest nesting of arrays and objects kept in a call's arguments."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: twice as fast as an alternation
+_SPACE = re.compile(r"\s+")
 
 
 def repair_surrogates(text: str) -> tuple[str, int]:
     """``text`` with each lone surrogate replaced by U+FFFD, and how many there were."""
+    if not _has_surrogate(text):
+        return text, 0
     return _SURROGATE.subn("\ufffd", text)
+
+
+def _has_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a surrogate: it cannot then be encoded (two C-speed passes at
+    most, the first for ASCII)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def value_surrogates(raw: str, value: Any) -> tuple[Any, int]:
     """``value`` (parsed from ``raw``) with lone surrogates in its strings and keys replaced;
     only walked when ``raw`` holds a surrogate escape at all."""
-    if not _ESCAPED_SURROGATE.search(raw) and not _SURROGATE.search(raw):
+    escaped = ("\\ud" in raw or "\\uD" in raw) and _ESCAPED_SURROGATE.search(raw)
+    if not escaped and not _has_surrogate(raw):
         return value, 0
     count = 0
 
@@ -58,25 +74,42 @@ def value_surrogates(raw: str, value: Any) -> tuple[Any, int]:
     return fix(value), count
 
 
-def too_deep(raw: str) -> bool:
-    """Arrays and objects in ``raw`` nest deeper than :data:`MAX_DEPTH` (strings skipped)."""
-    if raw.count("{") + raw.count("[") <= MAX_DEPTH:
-        return False
-    depth = 0
-    for char in _STRING.sub('""', raw):
-        if char in "{[":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return True
-        elif char in "}]":
-            depth -= 1
-    return False
+def shape(value: Any) -> tuple[int, int]:
+    """The nesting depth of a parsed value's arrays and objects, and how many keys its objects
+    hold: one walk (no recursion, whatever the depth)."""
+    depth = keys = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if level > depth:
+            depth = level
+        if isinstance(item, dict):
+            keys += len(item)
+            children: Any = item.values()
+        else:
+            children = item
+        stack.extend((c, level + 1) for c in children if isinstance(c, (dict, list)))
+    return (depth if isinstance(value, (dict, list)) else 0), keys
 
 
-def duplicate_keys(raw: str) -> list[str]:
-    """The keys repeated within one object of ``raw`` (strict JSON), in order; ``[]`` when
-    ``raw`` has no object with two keys or does not parse."""
-    if raw.count(":") < 2:
+def _written_keys(raw: str) -> int:
+    """How many object keys a strict JSON text writes. Its escaped backslashes, then its
+    escaped quotes, taken out (left to right, as JSON reads them), every quote left delimits a
+    string, and ``":`` closes a key: C-speed replaces and a count. Space before a colon
+    anywhere (``"key" : 1``) takes the slower way: the strings emptied first."""
+    text = raw.replace("\\\\", "") if "\\\\" in raw else raw
+    if '\\"' in text:
+        text = text.replace('\\"', "")
+    if " :" in text or "\n:" in text or "\t:" in text or "\r:" in text:
+        return _SPACE.sub("", _STRING.sub('""', raw)).count('"":')
+    return text.count('":')
+
+
+def duplicate_keys(raw: str, kept: int) -> list[str]:
+    """The keys repeated within one object of ``raw`` (strict JSON, whose parsed value holds
+    ``kept`` keys), in order; ``[]`` when none is: the exact search only runs when ``raw``
+    writes more keys than the value kept."""
+    if raw.count(":") < 2 or _written_keys(raw) == kept:
         return []
     repeated: list[str] = []
 

@@ -22,7 +22,7 @@ from .._ids import synthesize_call_id
 from .._json.partial import ParseResult
 from .._json.scanner import loads
 from .._messages import ToolCall, ToolCallStatus
-from .audit import MAX_DEPTH, duplicate_keys, repair_surrogates, too_deep, value_surrogates
+from .audit import MAX_DEPTH, duplicate_keys, repair_surrogates, shape, value_surrogates
 from .blocks import CallSlot
 from .reports import Reports
 
@@ -318,7 +318,8 @@ class ToolCalls:
             self._start(slot)
         raw = slot.raw()
         result = slot.finish(raw)
-        if result.status != "invalid" and too_deep(raw):
+        depth, kept = shape(result.value)
+        if depth > MAX_DEPTH:  # a message holding it would no longer validate nor serialise
             result = ParseResult(
                 value={}, status="invalid", error=f"nested deeper than {MAX_DEPTH} levels"
             )
@@ -352,7 +353,7 @@ class ToolCalls:
                 slot,
                 {"name": slot.name},
             )
-        value, raw, status = self._audit(slot, raw, result.value, result.status)
+        value, raw, status = self._audit(slot, raw, result.value, result.status, kept)
         slot.call = ToolCall(
             id=slot.id,
             name=slot.name,
@@ -365,7 +366,12 @@ class ToolCalls:
         self._emit(ToolCallEnd(slot.index, slot.call))
 
     def _audit(
-        self, slot: CallSlot, raw: str, value: dict[str, Any], status: ToolCallStatus
+        self,
+        slot: CallSlot,
+        raw: str,
+        value: dict[str, Any],
+        status: ToolCallStatus,
+        kept: int,
     ) -> tuple[dict[str, Any], str, ToolCallStatus]:
         """What keeps a call durable and unambiguous (:mod:`.audit`): lone surrogates
         replaced, a repeated key reported (the last wins) and the call then ``recovered``."""
@@ -379,7 +385,7 @@ class ToolCalls:
                 {"where": "arguments", "reason": "lone_surrogate", "count": max(count, in_raw)},
             )
         if status == "complete":
-            keys = duplicate_keys(raw)
+            keys = duplicate_keys(raw, kept)
             if keys:
                 self._report(
                     "tool_arguments_duplicate_keys",

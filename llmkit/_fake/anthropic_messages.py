@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .encoding import ServeContext, split_text
-from .script import FakeReply, FakeRequest, FakeToolCall
+from .script import FakeReply, FakeRequest, FakeToolCall, wire_finish
 
 __all__ = ["ENCODER", "AnthropicMessagesEncoder"]
 
@@ -97,10 +97,10 @@ class AnthropicMessagesEncoder:
     ) -> list[bytes]:
         """The events of one streamed message for ``reply``."""
         shell = _message(request, ctx, content=[], stop_reason=None)
-        if reply.usage is not None:
+        if reply.counts is not None:
             # At the start, output_tokens counts what was generated so far (1 or a few); the
             # final, cumulative count comes in message_delta (QUIRKS J2).
-            shell["usage"] = _usage(reply.usage, start=True)
+            shell["usage"] = _usage(reply.counts, start=True)
         events = [self.frame({"type": "message_start", "message": shell})]
         size = reply.delta_size
         blocks = _blocks(reply, ctx)
@@ -140,8 +140,8 @@ class AnthropicMessagesEncoder:
             "type": "message_delta",
             "delta": {"stop_reason": _stop_reason(reply), "stop_sequence": None},
         }
-        if reply.usage is not None:
-            final["usage"] = _usage(reply.usage)
+        if reply.counts is not None:
+            final["usage"] = _usage(reply.counts)
         events.append(self.frame(final))
         if not reply.omit_done:
             events.append(self.frame({"type": "message_stop"}))
@@ -151,8 +151,8 @@ class AnthropicMessagesEncoder:
         """The ``message`` object for ``reply``."""
         content = [{k: v for k, v in b.items() if k != "_text"} for b in _blocks(reply, ctx)]
         body = _message(request, ctx, content=content, stop_reason=_stop_reason(reply))
-        if reply.usage is not None:
-            body["usage"] = _usage(reply.usage)
+        if reply.counts is not None:
+            body["usage"] = _usage(reply.counts)
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
     def frame(self, payload: str | Mapping[str, Any]) -> bytes:
@@ -257,9 +257,20 @@ def _arguments(call: FakeToolCall) -> str:
     return json.dumps(call.arguments, ensure_ascii=False)
 
 
+# llmkit's stop reasons as Anthropic says them (content_filter has no word here).
+STOP_WORDS = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_use": "tool_use",
+    "refusal": "refusal",
+    "pause": "pause_turn",
+}
+
+
 def _stop_reason(reply: FakeReply) -> str:
-    if reply.finish_reason is not None:
-        return reply.finish_reason
+    reason = wire_finish(reply.finish_reason, STOP_WORDS)
+    if reason is not None:
+        return reason
     return "tool_use" if reply.tool_calls else "end_turn"
 
 

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .encoding import ServeContext, split_text
-from .script import FakeReply, FakeRequest, FakeToolCall
+from .script import FakeReply, FakeRequest, FakeToolCall, wire_finish
 
 __all__ = ["ENCODER", "BedrockConverseEncoder", "message"]
 
@@ -118,8 +118,8 @@ class BedrockConverseEncoder:
         events.append(("messageStop", {"stopReason": _stop_reason(reply)}))
         if not reply.omit_done:
             metadata: dict[str, Any] = {"metrics": {"latencyMs": 100 + ctx.number}}
-            if reply.usage is not None:
-                metadata["usage"] = _usage(reply.usage)
+            if reply.counts is not None:
+                metadata["usage"] = _usage(reply.counts)
             events.append(("metadata", metadata))
         return [
             _event(name, _json({**payload, "p": _padding(ctx, n)}))
@@ -143,8 +143,8 @@ class BedrockConverseEncoder:
             "output": {"message": {"content": content, "role": "assistant"}},
             "stopReason": _stop_reason(reply),
         }
-        if reply.usage is not None:
-            body["usage"] = _usage(reply.usage)
+        if reply.counts is not None:
+            body["usage"] = _usage(reply.counts)
         return _json(body)
 
     def frame(self, payload: str | Mapping[str, Any]) -> bytes:
@@ -244,9 +244,19 @@ def _arguments(call: FakeToolCall) -> str:
     return json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"))
 
 
+# llmkit's stop reasons as Bedrock says them (refusal and pause have no word here).
+STOP_WORDS = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_use": "tool_use",
+    "content_filter": "content_filtered",
+}
+
+
 def _stop_reason(reply: FakeReply) -> str:
-    if reply.finish_reason is not None:
-        return reply.finish_reason
+    reason = wire_finish(reply.finish_reason, STOP_WORDS)
+    if reason is not None:
+        return reason
     return "tool_use" if reply.tool_calls else "end_turn"
 
 

@@ -146,7 +146,8 @@ def render(
         return Rendered(200, headers, _events_for(encoder, item, request, ctx), True), item
     if item.raw_body is not None:
         return Rendered(200, headers, [_to_bytes(item.raw_body)], False), item
-    return Rendered(200, headers, [encoder.json_body(item, request, ctx)], False), item
+    body = encoder.json_body(with_usage(item, request), request, ctx)
+    return Rendered(200, headers, [body], False), item
 
 
 def _events_for(
@@ -154,7 +155,25 @@ def _events_for(
 ) -> list[bytes]:
     if reply.raw_events is not None:
         return _frame_raw(encoder, reply.raw_events)
-    return encoder.stream_events(reply, request, ctx)
+    return encoder.stream_events(with_usage(reply, request), request, ctx)
+
+
+def with_usage(reply: FakeReply, request: FakeRequest) -> FakeReply:
+    """``reply`` with ``usage="auto"`` replaced by the estimate a provider would report: the
+    request's input (:func:`.counting.estimate`) and the reply's output, about four characters
+    a token."""
+    if reply.usage != "auto":
+        return reply
+    from dataclasses import replace
+
+    from .counting import estimate
+
+    chars = len(reply.text or "") + len(reply.thinking or "")
+    for call in reply.tool_calls:
+        args = call.arguments
+        chars += len(call.name) + len(args if isinstance(args, str) else json.dumps(args))
+    output = max(1, -(-chars // 4))
+    return replace(reply, usage={"input": estimate(request), "output": output})
 
 
 def _error_bytes(encoder: WireEncoder, error: FakeError) -> bytes:

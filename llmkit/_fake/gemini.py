@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .encoding import ServeContext, split_text
-from .script import FakeReply, FakeRequest, FakeToolCall
+from .script import FakeReply, FakeRequest, FakeToolCall, wire_finish
 
 __all__ = ["ENCODER", "GeminiEncoder"]
 
@@ -52,6 +52,16 @@ _STATUS = {
     500: "INTERNAL",
     503: "UNAVAILABLE",
     504: "DEADLINE_EXCEEDED",
+}
+
+
+# llmkit's stop reasons as Gemini says them (a turn with calls ends STOP; refusal has no word).
+FINISH_WORDS = {
+    "stop": "STOP",
+    "length": "MAX_TOKENS",
+    "tool_use": "STOP",
+    "content_filter": "SAFETY",
+    "pause": "TOO_MANY_TOOL_CALLS",
 }
 
 
@@ -268,13 +278,14 @@ def _response(
             candidate["finishReason"] = "MALFORMED_FUNCTION_CALL"
             candidate["finishMessage"] = f"Malformed function call: {malformed}"
         else:
-            candidate["finishReason"] = reply.finish_reason or "STOP"
-            if reply.tool_calls and reply.finish_reason is None:
+            reason = wire_finish(reply.finish_reason, FINISH_WORDS)
+            candidate["finishReason"] = reason or "STOP"
+            if reply.tool_calls and reason in (None, "STOP"):
                 candidate["finishMessage"] = "Model generated function call(s)."
     candidate["index"] = 0
     body: dict[str, Any] = {"candidates": [candidate]}
-    if reply.usage is not None:
-        body["usageMetadata"] = _usage(reply.usage)
+    if reply.counts is not None:
+        body["usageMetadata"] = _usage(reply.counts)
     body["modelVersion"] = _model(request)
     body["responseId"] = _response_id(ctx)
     return body

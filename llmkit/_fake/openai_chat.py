@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .encoding import ServeContext, split_text
-from .script import FakeReply, FakeRequest, FakeToolCall
+from .script import FakeReply, FakeRequest, FakeToolCall, wire_finish
 from .servers import OPENAI, ServerProfile
 
 __all__ = ["ENCODER", "OpenAIChatEncoder"]
@@ -116,8 +116,8 @@ class OpenAIChatEncoder:
             "model": _model(request),
             "choices": [choice],
         }
-        if reply.usage is not None:
-            body["usage"] = OPENAI.usage_fields(reply.usage)
+        if reply.counts is not None:
+            body["usage"] = OPENAI.usage_fields(reply.counts)
         body["service_tier"] = "default"
         body["system_fingerprint"] = _FINGERPRINT
         return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode()
@@ -332,9 +332,9 @@ class _Stream:
         finish = self.chunks[-1]
         if p.x_groq:  # the finish chunk's x_groq carries the request id (and usage)
             finish.extra["x_groq"] = {"id": p.request_id(self.ctx.number)}
-        if reply.usage is None or not (requested or p.usage_always):
+        if reply.counts is None or not (requested or p.usage_always):
             return  # J1: usage only on request, unless this server always sends it
-        usage = p.usage_fields(reply.usage)
+        usage = p.usage_fields(reply.counts)
         if p.usage_where == "finish_chunk":
             finish.extra.update(usage=usage, **p.usage_chunk_extra)
         elif p.usage_where == "repeat_finish":  # OpenRouter repeats the finish chunk
@@ -421,9 +421,19 @@ def _arguments(call: FakeToolCall) -> str:
     return json.dumps(call.arguments, ensure_ascii=False)
 
 
+# llmkit's stop reasons as Chat Completions says them (refusal and pause have no word here).
+FINISH_WORDS = {
+    "stop": "stop",
+    "length": "length",
+    "tool_use": "tool_calls",
+    "content_filter": "content_filter",
+}
+
+
 def _finish_reason(reply: FakeReply) -> str:
-    if reply.finish_reason is not None:
-        return reply.finish_reason
+    reason = wire_finish(reply.finish_reason, FINISH_WORDS)
+    if reason is not None:
+        return reason
     return "tool_calls" if reply.tool_calls else "stop"
 
 

@@ -15,9 +15,10 @@ vercel/ai captures in ``tests/fixtures/openai-responses``):
 - errors: ``{"error": {message, type, param, code}}`` as on every OpenAI endpoint; in a stream,
   an ``error`` event.
 
-``FakeReply.finish_reason`` is the ``incomplete_details.reason``: ``None`` (or ``"completed"``)
-ends with ``response.completed``; any other value (``"max_output_tokens"``,
-``"content_filter"``) with ``response.incomplete`` carrying it.
+``FakeReply.finish_reason``: ``None``, ``"stop"`` or ``"tool_use"`` (or ``"completed"``) end
+with ``response.completed``; ``"length"`` with ``response.incomplete`` whose
+``incomplete_details.reason`` is ``max_output_tokens``, ``"content_filter"`` with one whose
+reason is ``content_filter``; any other value with ``response.incomplete`` carrying it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .encoding import ServeContext, split_text
-from .script import FakeReply, FakeRequest, FakeToolCall
+from .script import FakeReply, FakeRequest, FakeToolCall, wire_finish
 
 __all__ = ["ENCODER", "OpenAIResponsesEncoder"]
 
@@ -210,8 +211,23 @@ class OpenAIResponsesEncoder:
         return self.frame(body)
 
 
+# llmkit's stop reasons as Responses says them: a finished turn is "completed", a cut one
+# "incomplete" with this reason (refusal and pause have no word here).
+INCOMPLETE_WORDS = {
+    "stop": "completed",
+    "tool_use": "completed",
+    "length": "max_output_tokens",
+    "content_filter": "content_filter",
+}
+
+
+def _incomplete_reason(reply: FakeReply) -> str | None:
+    reason = wire_finish(reply.finish_reason, INCOMPLETE_WORDS)
+    return None if reason in (None, "completed") else reason
+
+
 def _status(reply: FakeReply) -> str:
-    return "completed" if reply.finish_reason in (None, "completed") else "incomplete"
+    return "completed" if _incomplete_reason(reply) is None else "incomplete"
 
 
 def _output(reply: FakeReply, request: FakeRequest, ctx: ServeContext) -> list[dict[str, Any]]:
@@ -265,7 +281,7 @@ def _response(
     with_usage: bool,
 ) -> dict[str, Any]:
     body = request.body
-    incomplete = {"reason": reply.finish_reason} if status == "incomplete" else None
+    incomplete = {"reason": _incomplete_reason(reply)} if status == "incomplete" else None
     return {
         "id": f"resp_fake{ctx.number}",
         "object": "response",
@@ -288,7 +304,7 @@ def _response(
         "tools": body.get("tools") or [],
         "top_p": body.get("top_p", 1.0),
         "truncation": "disabled",
-        "usage": _usage(reply.usage) if with_usage and reply.usage is not None else None,
+        "usage": _usage(reply.counts) if with_usage and reply.counts is not None else None,
         "user": None,
         "metadata": {},
     }

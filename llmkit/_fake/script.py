@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, Union
+from typing import Any, Literal, Union
 
 __all__ = [
+    "STOP_REASONS",
     "USAGE_KEYS",
     "FakeError",
     "FakeReply",
@@ -29,6 +30,20 @@ USAGE_KEYS = frozenset(
 """The keys a scripted ``usage`` mapping may hold: llmkit's own ``Usage`` field names, and
 ``cache_write_long`` (how many of ``cache_write`` went to 1-hour entries; Anthropic's wire
 reports them in ``cache_creation.ephemeral_1h_input_tokens``, other wires have no such count)."""
+
+STOP_REASONS = ("stop", "length", "tool_use", "content_filter", "refusal", "pause")
+"""The values of ``FakeReply.finish_reason`` that are llmkit's own stop reasons: each wire's
+encoder sends its own word for them (``"length"`` is ``max_tokens`` on Anthropic, ``MAX_TOKENS``
+on Gemini); any other string is sent verbatim, as that wire's raw value."""
+
+
+def wire_finish(reason: str | None, words: Mapping[str, str]) -> str | None:
+    """The wire's raw value for a scripted ``finish_reason``: llmkit's stop reason in the wire's
+    own word (``words``), any other string as given, ``None`` as ``None`` (the wire's default)."""
+    if reason is None:
+        return None
+    return words.get(reason, reason)
+
 
 RawEvent = Union[str, Mapping[str, Any], bytes]
 """One entry of ``FakeReply.raw_events``: a data payload (``str`` verbatim, a mapping as JSON)
@@ -64,12 +79,21 @@ class FakeReply:
         text: The answer text, or ``None`` for none.
         thinking: Reasoning text (``delta.reasoning_content`` on openai-chat), or ``None``.
         tool_calls: The tool calls, in order.
-        finish_reason: The wire's raw finish reason. ``None`` gives ``"tool_calls"`` when there
-            are tool calls and ``"stop"`` otherwise; any string is sent as given.
+        finish_reason: Why the reply ends, in llmkit's own words (:data:`STOP_REASONS`:
+            ``"stop"``, ``"length"``, ``"tool_use"``, ``"content_filter"``, ``"refusal"``,
+            ``"pause"``), each sent as the wire's own value (``"length"``: ``length`` on Chat
+            Completions, ``max_tokens`` on Anthropic and Bedrock, ``MAX_TOKENS`` on Gemini,
+            an ``incomplete`` response with ``max_output_tokens`` on Responses); one the wire
+            has no word for, or any other string (a wire's raw value, e.g. ``"SAFETY"``), is
+            sent as given. ``None``: the wire's value for a finished turn, with tool calls or
+            without.
         usage: Token counts keyed ``input``, ``output``, ``cache_read``, ``cache_write``,
             ``cache_write_long`` (the 1-hour part of ``cache_write``, Anthropic only),
             ``reasoning`` (``input`` includes cache reads, ``output`` includes reasoning, as in
-            llmkit's ``Usage``); a key left out is left out on the wire too. ``None`` omits usage.
+            llmkit's ``Usage``); a key left out is left out on the wire too. ``"auto"`` (the
+            default) reports an estimate, as a provider would: ``input`` about four characters
+            a token of the request, ``output`` of the reply. ``None`` omits usage (to test a
+            server that reports none).
         chunk_size: Cut the HTTP body into socket writes of this many bytes, regardless of event
             boundaries (``None``: one write per event). Streams use chunked transfer encoding,
             one HTTP chunk per write.
@@ -97,7 +121,7 @@ class FakeReply:
     thinking: str | None = None
     tool_calls: Sequence[FakeToolCall] = ()
     finish_reason: str | None = None
-    usage: Mapping[str, int] | None = None
+    usage: Mapping[str, int] | Literal["auto"] | None = "auto"
     chunk_size: int | None = None
     delta_size: int = 8
     delay: float = 0.0
@@ -112,7 +136,9 @@ class FakeReply:
 
     def __post_init__(self) -> None:
         # Catch script typos here, at construction, rather than as a confusing wire failure.
-        if self.usage is not None and not USAGE_KEYS.issuperset(self.usage):
+        if self.usage == "auto":
+            pass
+        elif self.usage is not None and not USAGE_KEYS.issuperset(self.usage):
             unknown = sorted(set(self.usage) - USAGE_KEYS)
             raise ValueError(f"unknown usage keys {unknown}; allowed: {sorted(USAGE_KEYS)}")
         if self.delta_size < 1:
@@ -125,6 +151,12 @@ class FakeReply:
                 raise ValueError(f"{name} must be >= 0 or None")
         if min(self.delay, self.stall_seconds, self.first_byte_delay) < 0:
             raise ValueError("delays must be >= 0")
+
+    @property
+    def counts(self) -> Mapping[str, int] | None:
+        """The token counts to put on the wire: ``usage``, or ``None`` for none (and for
+        ``"auto"``, which the server replaces with its estimate before encoding)."""
+        return None if self.usage == "auto" else self.usage
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,30 @@ class _Stop(Exception):
     """The response must end now: the server is closing or the client hung up."""
 
 
+# How each wire's endpoints end, whatever the base URL: to name the wire of a request that
+# reached the wrong fake (its own encoder only matches its own URL shapes).
+_ENDPOINT_ENDINGS = (
+    ("/chat/completions", "openai-chat"),
+    ("/responses", "openai-responses"),
+    ("/responses/input_tokens", "openai-responses"),
+    ("/messages", "anthropic-messages"),
+    ("/messages/count_tokens", "anthropic-messages"),
+    (":streamGenerateContent", "gemini"),
+    (":generateContent", "gemini"),
+    (":countTokens", "gemini"),
+    (":streamRawPredict", "anthropic-messages"),
+    (":rawPredict", "anthropic-messages"),
+    ("/converse-stream", "bedrock-converse"),
+    ("/converse", "bedrock-converse"),
+)
+
+
+def _wire_of_path(path: str) -> str | None:
+    """The wire API whose endpoint ``path`` looks like, if any."""
+    bare = path.partition("?")[0].rstrip("/")
+    return next((api for end, api in _ENDPOINT_ENDINGS if bare.endswith(end)), None)
+
+
 class Server:
     """The server and the state its handler threads share; ``FakeProvider`` wraps one."""
 
@@ -331,7 +355,17 @@ class _Handler(BaseHTTPRequestHandler):
         denied = None
         if encoder is not None and fake.require_key:
             denied = encoder.unauthorized(request, fake.api_key)
-        if encoder is None:
+        other = encoder.api if encoder is not None else _wire_of_path(self.path)
+        if other is not None and other != fake.encoder.api:
+            # Another wire's endpoint: a model of that wire pointed at this fake by mistake.
+            error = (
+                f"This fake provider speaks {fake.encoder.api}, but {self.command} "
+                f"{self.path.partition('?')[0]} is an endpoint of {other}: use "
+                f"FakeProvider(api={other!r}) for a {other} model, or this provider's own "
+                "fake.model()"
+            )
+            self._send_error(fake.encoder, ctx, 404, fake.encoder.error_body(404, error))
+        elif encoder is None:
             error = f"Invalid URL ({self.command} {self.path})"
             self._send_error(fake.encoder, ctx, 404, fake.encoder.error_body(404, error))
         elif denied is not None:

@@ -3,11 +3,11 @@
 :class:`Machine` parses text handed to it piece by piece, whatever the split (a token may be
 cut at any character), straight into the value it hands out: the open containers on the
 current path are the snapshot itself, updated in place. What a caller holds is never changed:
-before the first change after a snapshot was handed out, the containers on the path that
-anybody else holds are copied (:mod:`.ownership`). The tokens it matches are in
-:mod:`.grammar`. It knows nothing of feeding, laziness or
-final classification: those are ``PartialJSON``'s, in its own module, along with the design
-notes and the snapshot rules.
+before the first change after a snapshot was handed out, the open path is copied (only from
+the first container anybody else holds, where reference counts tell) (:mod:`.ownership`).
+The tokens it matches are in :mod:`.grammar`. It knows nothing of feeding, laziness or final
+classification: those are ``PartialJSON``'s, in its own module, along with the design notes
+and the snapshot rules.
 """
 
 from __future__ import annotations
@@ -119,16 +119,16 @@ class Machine(Path):
         self._repairs: dict[str, int] = {}  # repair name -> first position (insertion ordered)
         self._skipped = 0  # characters not parsed: those after a syntax error
 
-    def _consume(self, s: str, i: int = 0) -> None:
+    def _consume(self, s: str) -> None:
         """Parse ``s``, the text following everything parsed so far.
 
         The common steps are taken here, each one C-level match or scan: the string value in
         progress (to its closing quote or the end of ``s``) and the transitions of
         :data:`.grammar.MEMBER` and its kin. Everything else goes one token or character at a time
         through :meth:`_general`, :meth:`_scan_string` and the number and literal scanners.
-        ``s[:i]`` was taken already (by ``PartialJSON.snapshot_after``'s first step).
         """
         n = len(s)
+        i = 0
         if self._error is not None:
             self._offset += n
             self._skipped += n
@@ -290,16 +290,7 @@ class Machine(Path):
                     self._num_parts = []
                     self._num_start = offset + i
                 continue
-            # self.put(value), inlined
-            if not self._owned:
-                self.owns()
-            path = self._path
-            if not path:
-                self._top = value
-            elif path[-1].__class__ is dict:
-                path[-1][self.key] = value
-            else:
-                path[-1].append(value)
+            self.put(value)
             if closed is None and text is not None:  # a string value goes on
                 self._token = TOK_STRING
                 self._key_parts = None

@@ -4,28 +4,30 @@ The partial-JSON parser builds the value it hands out directly: the open contain
 current path (outermost to innermost: the object of the arguments, an open list of edits, the
 open edit) *are* the snapshot, and a string value in progress lives in its container from its
 opening quote on, grown there. A snapshot is therefore free to hand out; the price is paid
-before the next change, and only when someone kept what was handed out:
+before the next change, and only for what may be seen by whoever holds a snapshot:
 
-* **Copy on write.** Before the first change after a snapshot was handed out, the parser asks
-  ``sys.getrefcount`` whether anybody but itself refers to a container on the path
-  (:meth:`Path.owns`: every open container is referred to exactly twice by the parser, so one
-  count, :data:`OWN`, says "only the parser" for each). If so, from the outermost container
-  that is held, it and every container below it are copied (shallow: their finished children
-  are shared) and the copies become the parser's (:meth:`Path._copy`): what the caller holds
-  is never changed.
-  Whoever holds an outer container can reach the inner ones, so those are copied too.
-* **Strings.** A string is never changed once anyone else can see it, by CPython's own rule:
-  ``s += piece`` extends ``s`` in place only when nothing else refers to it, which
-  :meth:`Path.grow` arranges by taking the string out of its container first. A caller who kept
-  a snapshot, or the string itself, makes that ``+=`` copy.
-* **Where refcounts cannot be relied on** (other interpreters, free-threaded builds, CPython
-  releases this was not checked on, or a calibration at import that does not come out as
-  expected), :data:`HELD` is false and the whole path is copied before the first change after
-  every snapshot handed out: still correct, with open lists and objects copied per snapshot.
+* **Copy on write.** Before the first change after a snapshot was handed out (:meth:`Path.owns`)
+  the open path is copied, shallow: each open container on it is replaced by a copy (its
+  finished children shared) and the copies become the parser's (:meth:`Path._copy`). What
+  was handed out is never changed. Closed values are never copied: they are finished, and
+  shared by every later snapshot and the final value. So a read costs the open path, not the
+  value: O(depth + members of the open containers), whatever the size of what is finished.
+* **Strings.** A string is never changed once anyone else can see it, by the interpreter's own
+  rule: ``s += piece`` extends ``s`` in place only when nothing else refers to it (CPython),
+  and copies it otherwise; :meth:`Path.grow` takes the string out of its container first so
+  that the parser's own reference does not count.
+* **Reference counts, an optimisation.** Where ``sys.getrefcount`` can be relied on (CPython
+  with the GIL, checked by :func:`_calibrate` at import), :meth:`Path.owns` copies only from
+  the outermost container somebody else holds: a caller who drops each snapshot costs no copy
+  at all. Elsewhere (PyPy, free-threaded builds, or a check that does not come out as
+  expected) :data:`HELD` is false and the whole open path is copied once per snapshot handed
+  out: still correct and still O(depth + open members) per read, which is linear in the text
+  unless an open container is wide (docs/streaming.md, "Keeping snapshots", says why a wide
+  open list read on every delta cannot be linear with plain ``list`` snapshots that never
+  change, and how to keep state linearly).
 
-Cost, nobody keeping snapshots: a change costs what it changes, plus one refcount per open
-container once per snapshot. Keeping snapshots: the open path is copied once per snapshot
-kept (O(depth + members of the open containers)), and a string in progress once.
+Work counters, for the tests and the benchmark: ``_stats_built`` containers copied,
+``_stats_copied`` members copied with them.
 """
 
 from __future__ import annotations
@@ -44,12 +46,22 @@ class Path:
 
     The parser calls :meth:`put` (a finished value, or a string just opened), :meth:`push` (a
     container just opened), :meth:`pop` (the innermost container closed), :meth:`grow` (more
-    of the string value in progress) and :meth:`handout` (the value, as a snapshot); before
-    changing a container itself it calls :meth:`owns` (``put``, ``push`` and ``grow`` do).
-    ``key`` is the member of the innermost open object being parsed.
+    of the string value in progress); whoever hands the value out (``PartialJSON.snapshot_at``,
+    the only place that does) sets ``_owned`` false. Before changing a container itself it
+    calls :meth:`owns` (``put``, ``push`` and ``grow`` do). ``key`` is the member of the
+    innermost open object being parsed.
     """
 
-    __slots__ = ("_keys", "_owned", "_path", "_root", "_stats_built", "_top", "key")
+    __slots__ = (
+        "_keys",
+        "_owned",
+        "_path",
+        "_root",
+        "_stats_built",
+        "_stats_copied",
+        "_top",
+        "key",
+    )
 
     def __init__(self) -> None:
         # The open containers, outermost first. Each is referred to by this list and by one
@@ -62,22 +74,16 @@ class Path:
         self._top: Any = None  # the top-level value once done, or a top-level string so far
         self.key = ""  # the member of the innermost open object being parsed
         self._owned = True  # nothing handed out since the path was last made the parser's own
-        self._stats_built = 0  # containers copied (for the linearity tests)
-
-    def handout(self) -> Any:
-        """The value parsed so far, as a snapshot: the outermost open container (or the
-        top-level value). Changes from here on first make sure nobody else sees them."""
-        self._owned = False
-        root = self._root
-        return self._top if root is None else root
+        self._stats_built = 0  # containers copied (work counters: see the module docstring)
+        self._stats_copied = 0  # their members
 
     def owns(self) -> None:
         """Make sure the open path is the parser's own before changing it (see the module
-        docstring). The hot paths inline this: keep them in step."""
+        docstring): copied when somebody else may hold a container on it."""
         if not self._owned:
             self._owned = True
             for container in self._path:
-                if getrefcount(container) != OWN:
+                if getrefcount(container) != OWN:  # never equal where counts are not relied on
                     self._copy()
                     break
 
@@ -154,8 +160,9 @@ class Path:
             cur[-1] = text
 
     def _copy(self) -> None:
-        """Copy each container on the path from the first one somebody else holds (every
-        one, where refcounts cannot tell), and make the copies the parser's."""
+        """Copy each container on the path from the outermost one somebody else holds (whoever
+        holds it can reach those below it; every one, where reference counts are not relied
+        on), and make the copies the parser's."""
         path = self._path
         first = 0
         if HELD:
@@ -164,8 +171,10 @@ class Path:
                     break
                 first += 1
         keys = self._keys
+        copied = 0
         for j in range(first, len(path)):
             copy = path[j].copy()
+            copied += len(copy)
             if j:
                 parent, key = path[j - 1], keys[j - 1]
                 if key is None:
@@ -176,6 +185,7 @@ class Path:
                 self._root = copy
             path[j] = copy
         self._stats_built += len(path) - first
+        self._stats_copied += copied
 
 
 OWN = -1
@@ -214,11 +224,8 @@ def _calibrate() -> bool:
     ``owns`` copies exactly from the container a caller holds, wherever it is on the path,
     and nothing when nobody holds any."""
     global OWN, HELD
-    if (
-        sys.implementation.name != "cpython"
-        or sysconfig.get_config_var("Py_GIL_DISABLED")
-        or not (3, 10) <= sys.version_info[:2] < (3, 14)
-    ):
+    # Free-threaded builds split an object's count between threads: not relied on there.
+    if sys.implementation.name != "cpython" or sysconfig.get_config_var("Py_GIL_DISABLED"):
         return False
     one = Path()
     one.push({})

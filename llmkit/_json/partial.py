@@ -27,18 +27,20 @@ Design:
   updated in place, and a snapshot is the outermost open container itself (the very same
   object when nothing changed). Handing one out costs nothing.
 * **Nothing a caller holds ever changes.** Before the first change after a snapshot was handed
-  out, ``sys.getrefcount`` tells whether anybody but the parser refers to a container on the
-  path; the held ones (and those below them, reachable through them) are copied first, and a
-  held string is copied by CPython's own rule (``+=`` extends a string in place only when
-  nothing else refers to it) (:mod:`.ownership`). Callers may keep old snapshots; they must
-  treat them as read-only (completed sub-values are shared). Where refcounts cannot be relied
-  on (other interpreters, free-threaded builds, CPython releases not checked), the open path
-  is copied after every snapshot handed out.
-* **Complexity.** Parsing is linear in the text length. A delta read by a caller who drops each
-  snapshot costs what it changes plus one refcount per open level: O(delta + depth), however
-  long the string in progress and however wide the open lists and objects. While a caller
-  keeps snapshots, the open containers on the path and the string in progress are copied once
-  per snapshot kept: the price of leaving what was handed out untouched.
+  out, the open path is copied, shallow (closed values are shared, never copied), and a held
+  string is copied by the interpreter's own rule (``+=`` extends a string in place only when
+  nothing else refers to it) (:mod:`.ownership`). Where ``sys.getrefcount`` can be relied on
+  (CPython with the GIL, checked at import) only the containers somebody else holds are
+  copied. Callers may keep old snapshots; they must treat them as read-only (completed
+  sub-values are shared).
+* **Complexity.** Parsing is linear in the text length. A read costs at most one copy of the
+  open path, O(depth + members of the open containers), never the size of what is finished:
+  linear over a call unless an open list or object is wide. With reference counts, a caller
+  who drops each snapshot pays nothing for it (O(delta + depth) per read, however wide the
+  open containers); a caller who keeps each snapshot pays the open path's copy per read on
+  every interpreter: a wide open list read and kept on every delta is the one quadratic case,
+  inherent to plain ``list`` snapshots that never change (docs/streaming.md, "Keeping
+  snapshots").
 * **finish()** first tries ``json.loads`` (C speed) on the whole text; only when that fails does
   it run (or continue) the incremental parser to classify and recover.
 
@@ -66,17 +68,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .machine import (
-    AFTER,
-    TOK_NONE,
-    TOK_NUMBER,
-    TOK_STRING,
-    TOP_DONE,
-    Machine,
-    decode_number,
-)
-from .ownership import OWN, getrefcount
-from .strings import cut_escape, scanstring
+from .machine import TOK_NUMBER, TOK_STRING, TOP_DONE, Machine, decode_number
 
 __all__ = ["ParseResult", "PartialJSON", "parse_arguments", "parse_partial"]
 
@@ -213,73 +205,22 @@ class PartialJSON(Machine):
         again): correct in any order, linear when reads go forward.
         """
         parsed = self._parsed
-        if k != parsed + 1:
-            return self._snapshot_other(k)
-        # The per-delta hot path: the next delta, read on time.
-        self._parsed = k
-        text = self.deltas[parsed]
-        if self._fast and "\\u" not in text:
-            # The dominant delta: more of the string value in progress, perhaps up to its
-            # closing quote (Machine._consume's first step, inlined with Path.owns and
-            # Path.grow: this runs once per delta).
-            n = len(text)
-            if '"' not in text and "\\" not in text and text.isprintable():
-                piece: str | None = text
-                end = n + 1
-            elif text[-1] == "\\" and cut_escape(text):  # it would fail the scanner below
-                piece = None
-            else:
-                try:  # to the closing quote, or to the one added
-                    piece, end = scanstring(text + '"', 0)
-                except ValueError:  # a raw control character, a bad escape
-                    piece = None
-            if piece is None:
-                self._consume(text)
-            else:
-                if piece:
-                    path = self._path
-                    if not self._owned:
-                        self._owned = True
-                        for container in path:
-                            if getrefcount(container) != OWN:
-                                self._copy()
-                                break
-                    cur = path[-1] if path else None
-                    if cur.__class__ is dict:
-                        key = self.key
-                        grown = cur[key]
-                        cur[key] = None  # so that += extends it in place (see Path.grow)
-                        grown += piece
-                        cur[key] = grown
-                    else:
-                        self.grow(piece)
-                if end > n:
-                    self._offset += n
-                else:  # the string closed: the rest is the state machine's
-                    self._token = TOK_NONE
-                    self._fast = False
-                    self._state = AFTER[self._state]
-                    if end < n:
-                        self._consume(text, end)
-                    else:  # at the end of the delta (Gemini's closing quote is one)
-                        self._offset += n
-        else:
-            self._consume(text)
-        # self.handout(), inlined.
+        if k == parsed + 1:  # the per-delta hot path: the next delta, read on time
+            self._parsed = k
+            self._consume(self.deltas[parsed])
+        elif k > parsed:  # several deltas at once
+            self._parsed = k
+            self._consume("".join(self.deltas[parsed:k]))
+        elif k < parsed:
+            return self._late_snapshot(k)
+        # Handed out: the next change first makes sure nobody else sees it (Path.owns).
         self._owned = False
         root = self._root
         return self._top if root is None else root
 
-    def _snapshot_other(self, k: int) -> Any:
-        """:meth:`snapshot_at` off the hot path: several deltas at once, the same one again,
-        or an earlier one (the second parser)."""
-        parsed = self._parsed
-        if k >= parsed:
-            if k > parsed:
-                deltas = self.deltas
-                self._consume(deltas[parsed] if k == parsed + 1 else "".join(deltas[parsed:k]))
-                self._parsed = k
-            return self.handout()
+    def _late_snapshot(self, k: int) -> Any:
+        """The value after the first ``k`` deltas, ``k`` before where the parser is: from the
+        second parser."""
         late = self._late
         if late is None or self._late_at > k:
             late = self._late = PartialJSON()
@@ -314,7 +255,7 @@ class PartialJSON(Machine):
             A JSON-like value (``dict``, ``list``, ``str``, ``int``, ``float``, ``bool``) or
             ``None``.
         """
-        return self._snapshot_other(len(self.deltas))
+        return self.snapshot_at(len(self.deltas))
 
     def is_complete_value(self) -> bool:
         """Tell whether the text so far is exactly one complete JSON value.

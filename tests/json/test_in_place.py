@@ -1,7 +1,7 @@
-"""The per-delta fast path of ``PartialJSON.snapshot_after`` (issue #18): a delta that only
-extends the string value in progress brings the previous snapshot up to date in place when
-nobody but the parser holds it. These tests fail if that ever changes a snapshot a caller
-holds, gives another value than the general path, or stops being O(delta)."""
+"""The per-delta path of ``PartialJSON.snapshot_after``: a delta that only extends the string
+value in progress brings the previous snapshot up to date in place when nobody but the parser
+holds it (docs/design.md, partial arguments). These tests fail if that ever changes a snapshot
+a caller holds, gives another value than the general path, or stops being O(delta)."""
 
 from __future__ import annotations
 
@@ -137,17 +137,6 @@ def test_reading_every_delta_of_a_long_string_costs_linear_work(unit: str) -> No
     assert big_built <= 11 * small_built
     if ownership.HELD and unit == "b ":
         assert big_built <= small_built + 2  # where the last cuts fall differs
-
-
-@pytest.fixture
-def no_refcounts(monkeypatch: pytest.MonkeyPatch) -> None:
-    # What other interpreters get: refcounts are not relied on, so the open path is copied
-    # before the first change after every snapshot handed out.
-    from llmkit._json import partial
-
-    monkeypatch.setattr(ownership, "HELD", False)
-    monkeypatch.setattr(ownership, "OWN", -1)
-    monkeypatch.setattr(partial, "OWN", -1)
 
 
 @pytest.mark.parametrize("seed", range(40))
