@@ -1,4 +1,4 @@
-"""llmkit's benchmark harness (issue #7): not part of the package, not part of the test suite.
+"""llmkit's benchmark harness: not part of the package, not part of the test suite.
 
 Run everything with ``python benchmarks/run.py`` (see ``benchmarks/README.md``).
 

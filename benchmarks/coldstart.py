@@ -1,4 +1,4 @@
-"""Cold start (issue #18): what a fresh process pays before its first streamed tool call is in
+"""Cold start: what a fresh process pays before its first streamed tool call is in
 hand.
 
 Each contestant is a fresh ``python -c`` process that, timed from its first statement, imports
@@ -8,7 +8,7 @@ argument deltas: :data:`COLDSTART_N`) and reads it to the end, then prints the s
 it read (checked by the parent). Contestants (the same work for each):
 
 - ``import httpx, pydantic``: the reference (imports only, nothing else);
-- ``llmkit, first request``: issue #18's target row, nothing sent: ``import llmkit``, the same
+- ``llmkit, first request``: the target row, nothing sent: ``import llmkit``, the same
   ``Model`` and ``Context`` with one tool as ``llmkit`` below, ``llmkit.build_request(...)``;
 - ``pydantic, one model class``: ``import httpx, pydantic``, then one two-field model class
   defined, ``defer_build`` as llmkit's are (``from pydantic import BaseModel`` imports

@@ -241,7 +241,7 @@ NEW_WIRES_NOTE = (
     "(google-genai hands the fragments over unassembled): see benchmarks/README.md."
 )
 
-# The targets of issue #18.
+# The performance targets (README, "Speed").
 TARGET_PARTIAL_18, TARGET_NOREAD_18, TARGET_COLD = 1.3, 1.1, 1.3
 TARGET_EXTRA_KIB, TARGET_LAG_MS = 2.0, 2.0
 TARGET_MIN_N = 10_000  # the throughput targets hold from this N up
@@ -253,7 +253,7 @@ def target_rows(
     coldstart: dict[str, Any] | None,
     imports: dict[str, float | None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Issue #18's targets, each with its worst measured case: ``label``, ``value`` (the
+    """The performance targets, each with its worst measured case: ``label``, ``value`` (the
     figure compared with the target, or None when not measured), ``unit``, ``where``, ``met``.
     Shared by the report and ``run.py --ranges``."""
     rows: list[dict[str, Any]] = []
@@ -410,7 +410,7 @@ def targets(
         measured = _value_text(row) + (f" ({row['where']})" if row["where"] else "")
         rows.append([row["label"], measured, met])
     headline = headline_lines(tp) if tp is not None else []
-    return _table(["target (issue #18)", "worst measured", "met"], rows, "llr"), headline
+    return _table(["target", "worst measured", "met"], rows, "llr"), headline
 
 
 def imports_table(imports: dict[str, float | None], importtime: dict[str, Any] | None) -> str:
@@ -824,7 +824,7 @@ def coldstart_section(coldstart: dict[str, Any]) -> str:
             "(the interpreter's own start-up, the same for all, is left out; *whole process* "
             "includes it and the exit). `import httpx, pydantic` does only that import. "
             f"`{BUILT}` sends nothing: `import llmkit`, the same Model and Context (one tool) "
-            "and `llmkit.build_request(...)`, issue #18's target row; "
+            "and `llmkit.build_request(...)`, the cold-start target row; "
             f"`{ONE_MODEL}`: `import httpx, pydantic` and one two-field pydantic model class "
             f"defined (`defer_build`, as llmkit's are); `{ONE_VALIDATED}`: the same class "
             "built and one instance validated, what any code using pydantic pays and what "

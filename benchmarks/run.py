@@ -33,7 +33,7 @@ def _csv(kind: type = str):  # type: ignore[no-untyped-def]
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="python benchmarks/run.py",
-        description="llmkit vs the floor and the vendor SDKs (issue #7).",
+        description="llmkit vs the floor and the vendor SDKs.",
     )
     p.add_argument(
         "--scenario",
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                 log=log,
             )
         if "profile" in args.scenario:
-            # edits at 10k (issue #7), and content at 50k, where reading partial arguments
+            # edits at 10k, and content at 50k, where reading partial arguments
             # grows faster than linearly: the profile shows where, the bound what is unavoidable.
             for shape, n in (("edits", 10_000), ("content", 50_000)):
                 spec = StreamSpec("openai-chat", shape, n, args.seed)

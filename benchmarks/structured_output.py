@@ -1,4 +1,4 @@
-"""Structured output read through ``TextDelta.partial_output`` (issue #14): is it linear?
+"""Structured output read through ``TextDelta.partial_output``: is it linear?
 
 ``python benchmarks/structured_output.py`` (no extra needed) streams one long structured-output
 reply (a JSON object of N text deltas, 4-16 characters each, in OpenAI Chat Completions SSE cut

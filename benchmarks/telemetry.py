@@ -8,9 +8,10 @@ Three set-ups, each in a fresh process (OpenTelemetry's global providers can be 
 - ``api``: ``opentelemetry-api`` installed, no SDK configured (the API's no-ops);
 
 and in each, calls with ``telemetry=False`` beside calls with telemetry on, interleaved. The
-calls are ``llmkit.complete`` over an ``httpx.MockTransport`` that serves an OpenAI Chat stream
-of ``--events`` text deltas from memory: no socket, so the ratio is llmkit's own cost, the
-least favourable view (over a network the call's wait dwarfs it).
+calls are ``llmkit.complete`` of an OpenAI Chat stream of ``--events`` text deltas, served
+(``--server``) from memory by an ``httpx.MockTransport`` (no socket: the ratio is llmkit's own
+cost, the least favourable view) or over loopback HTTP by llmkit's fake provider in another
+process (a connection per call, as llmkit's default client makes them).
 
 Two measures:
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -81,7 +83,18 @@ def _setup(kind: str) -> None:
     metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
 
 
-def _caller(events: int) -> Any:
+def serve(events: int) -> None:
+    """The loopback server: llmkit's fake provider answering every request with ``events``
+    text deltas; prints its base URL, serves until its standard input closes."""
+    from llmkit.testing import FakeProvider, FakeReply
+
+    reply = FakeReply("word " * events, delta_size=5, usage={"input": 20, "output": events})
+    with FakeProvider(lambda request: reply, require_key=False) as fake:
+        print(fake.base_url, flush=True)
+        sys.stdin.read()
+
+
+def _caller(events: int, base_url: str | None) -> Any:
     import httpx
 
     import llmkit
@@ -93,25 +106,30 @@ def _caller(events: int) -> Any:
             200, headers={"content-type": "text/event-stream"}, content=iter(body)
         )
 
-    client = httpx.Client(transport=httpx.MockTransport(handler))
+    options: dict[str, Any] = {"api_key": "k", "max_retries": 0}
+    if base_url is None:
+        options["client"] = httpx.Client(transport=httpx.MockTransport(handler))
     model = llmkit.Model(
-        provider="openai", id="gpt-4.1-mini", api="openai-chat", base_url="http://bench.invalid/v1"
+        provider="openai",
+        id="gpt-4.1-mini",
+        api="openai-chat",
+        base_url=base_url or "http://bench.invalid/v1",
     )
     context = llmkit.Context(messages=[llmkit.user("Say a few words.")])
 
     def call(telemetry: bool) -> None:
-        message = llmkit.complete(
-            model, context, api_key="k", client=client, max_retries=0, telemetry=telemetry
-        )
+        message = llmkit.complete(model, context, telemetry=telemetry, **options)
         assert message.stop_reason == "stop" and len(message.text) == 5 * events
 
     return call
 
 
-def child_throughput(kind: str, calls: int, events: int, reps: int) -> dict[str, float]:
+def child_throughput(
+    kind: str, calls: int, events: int, reps: int, base_url: str | None
+) -> dict[str, float]:
     """Calls per second with telemetry off and on, median of interleaved rounds."""
     _setup(kind)
-    call = _caller(events)
+    call = _caller(events, base_url)
     for on in (False, True):  # warm up: imports, the first tracer and instruments
         call(on)
     rounds: dict[str, list[float]] = {"off": [], "on": []}
@@ -124,25 +142,26 @@ def child_throughput(kind: str, calls: int, events: int, reps: int) -> dict[str,
     return {label: statistics.median(values) for label, values in rounds.items()}
 
 
-def child_calls(kind: str, telemetry: bool, calls: int, events: int) -> None:
+def child_calls(kind: str, telemetry: bool, calls: int, events: int, base_url: str | None) -> None:
     """``calls`` calls (after one warm-up): the program callgrind counts."""
     _setup(kind)
-    call = _caller(events)
+    call = _caller(events, base_url)
     call(telemetry)
     for _ in range(calls):
         call(telemetry)
 
 
-def _instructions(kind: str, telemetry: bool, calls: int, events: int) -> int:
+def _instructions(kind: str, telemetry: bool, calls: int, events: int, url: str | None) -> int:
     proc = subprocess.run(
         [
             *("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"),
             *(sys.executable, __file__, "--child-calls", kind, str(int(telemetry))),
-            *(str(calls), str(events)),
+            *(str(calls), str(events), url or "-"),
         ],
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, "PYTHONHASHSEED": "0"},  # the same dict and set layouts every run
     )
     found = _COLLECTED.search(proc.stderr)
     if proc.returncode != 0 or found is None:
@@ -150,7 +169,7 @@ def _instructions(kind: str, telemetry: bool, calls: int, events: int) -> int:
     return int(found.group(1))
 
 
-def callgrind(setups: list[str], events: int, low: int, high: int) -> None:
+def callgrind(setups: list[str], events: int, low: int, high: int, url: str | None) -> None:
     print(
         f"instructions per call ({events} events a stream), and per event (calls of 50/250 events)"
     )
@@ -159,11 +178,14 @@ def callgrind(setups: list[str], events: int, low: int, high: int) -> None:
     for kind in setups:
         row: dict[str, float] = {}
         for label, on in (("off", False), ("on", True)):
-            i_low = _instructions(kind, on, low, events)
-            i_high = _instructions(kind, on, high, events)
+            i_low = _instructions(kind, on, low, events, url)
+            i_high = _instructions(kind, on, high, events, url)
             row[label] = (i_high - i_low) / (high - low)
-            e_low = _instructions(kind, on, low, 50)
-            e_high = _instructions(kind, on, low, 250)
+            if url is not None:  # the server's stream length is fixed: no per-event figure
+                row[label + "/event"] = float("nan")
+                continue
+            e_low = _instructions(kind, on, low, 50, url)
+            e_high = _instructions(kind, on, low, 250, url)
             row[label + "/event"] = (e_high - e_low) / (200 * (low + 1))
         print(
             f"| {kind} | {row['off']:,.0f} | {row['on']:,.0f} | {row['on'] / row['off']:.3f} "
@@ -177,25 +199,51 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--calls", type=int, default=300, help="calls per round")
     parser.add_argument("--events", type=int, default=100, help="text deltas per stream")
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--server", choices=("memory", "loopback"), default="memory")
     parser.add_argument("--callgrind", action="store_true")
     parser.add_argument("--low", type=int, default=20, help="callgrind: the smaller call count")
     parser.add_argument("--high", type=int, default=120, help="callgrind: the larger call count")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("--child-calls", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--child-calls", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    if args.serve:
+        serve(args.events)
+        return
     if args.child:
-        print(json.dumps(child_throughput(args.child, args.calls, args.events, args.reps)))
+        rates = child_throughput(args.child, args.calls, args.events, args.reps, args.url)
+        print(json.dumps(rates))
         return
     if args.child_calls:
-        kind, on, calls, events = args.child_calls
-        child_calls(kind, on == "1", int(calls), int(events))
+        kind, on, calls, events, url = args.child_calls
+        child_calls(kind, on == "1", int(calls), int(events), None if url == "-" else url)
         return
+    server = None
+    if args.server == "loopback":
+        server = subprocess.Popen(
+            [sys.executable, __file__, "--serve", f"--events={args.events}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert server.stdout is not None
+        args.url = server.stdout.readline().strip()
+    try:
+        _measure(args)
+    finally:
+        if server is not None:
+            server.communicate("")
+
+
+def _measure(args: argparse.Namespace) -> None:
     setups = args.setups.split(",")
     if args.callgrind:
-        callgrind(setups, args.events, args.low, args.high)
+        callgrind(setups, args.events, args.low, args.high, args.url)
         return
-    print(f"calls per second ({args.events} events a stream, median of {args.reps} rounds)")
+    where = "over loopback HTTP" if args.url else "in memory"
+    print(f"calls per second ({args.events} events a stream {where}, median of {args.reps} rounds)")
     print("| set-up | telemetry=False | telemetry on | on / off |")
     print("| --- | ---: | ---: | ---: |")
     for kind in setups:
@@ -203,6 +251,7 @@ def main(argv: list[str] | None = None) -> None:
             [
                 *(sys.executable, __file__, "--child", kind),
                 *(f"--calls={args.calls}", f"--events={args.events}", f"--reps={args.reps}"),
+                *([f"--url={args.url}"] if args.url else []),
             ],
             capture_output=True,
             text=True,

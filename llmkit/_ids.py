@@ -1,13 +1,15 @@
-"""Tool-call ids: deterministic synthesis and collision-free per-target normalisation.
+"""Tool-call ids: deterministic synthesis and collision-free normalisation to an id grammar.
 
 Ids are derived, never counted: the same response bytes always give the same ids (no
 process-salted ``hash()``, no module counters — QUIRKS B6). A missing id is synthesised from
 a stable seed (the response id, or the first event's bytes) and the call's ordinal (B2, B4).
 
-Providers disagree on what an id may look like (B5): Anthropic ``^[a-zA-Z0-9_-]{1,64}$``,
-OpenAI Chat at most 40 characters, Mistral exactly 9 alphanumerics. :func:`id_mapper` builds
-one mapping per request, applied to calls and results alike, that leaves valid ids untouched
-and rewrites the others deterministically and without collisions.
+Providers disagree on what an id may look like (B5). The grammars, named after what they
+allow (:data:`IdGrammar`): ``token64`` (``^[a-zA-Z0-9_-]{1,64}$``: Anthropic's, and a safe
+subset for Responses, Gemini and Bedrock), ``token40`` (the same letters, at most 40: OpenAI
+Chat) and ``alnum9`` (exactly 9 letters or digits: Mistral). :func:`id_mapper` builds one
+mapping per request, applied to calls and results alike, that leaves valid ids untouched and
+rewrites the others deterministically and without collisions.
 """
 
 from __future__ import annotations
@@ -18,16 +20,16 @@ import string
 from collections.abc import Callable, Iterable
 from typing import Literal
 
-__all__ = ["IdTarget", "id_mapper", "synthesize_call_id"]
+__all__ = ["IdGrammar", "id_mapper", "synthesize_call_id"]
 
-IdTarget = Literal["anthropic", "openai", "mistral"]
+IdGrammar = Literal["token64", "token40", "alnum9"]
 
 _ALPHANUM = string.digits + string.ascii_letters
 _SAFE = re.compile(r"[^a-zA-Z0-9_-]")
 _VALID: dict[str, Callable[[str], bool]] = {
-    "anthropic": lambda s: 0 < len(s) <= 64 and not _SAFE.search(s),
-    "openai": lambda s: 0 < len(s) <= 40 and not _SAFE.search(s),
-    "mistral": lambda s: len(s) == 9 and s.isascii() and s.isalnum(),
+    "token64": lambda s: 0 < len(s) <= 64 and not _SAFE.search(s),
+    "token40": lambda s: 0 < len(s) <= 40 and not _SAFE.search(s),
+    "alnum9": lambda s: len(s) == 9 and s.isascii() and s.isalnum(),
 }
 
 
@@ -53,24 +55,24 @@ def _base62(data: bytes, length: int) -> str:
     return "".join(out)
 
 
-def _rewrite(original: str, target: IdTarget, salt: int) -> str:
+def _rewrite(original: str, grammar: IdGrammar, salt: int) -> str:
     key = original if salt == 0 else f"{original}\x00{salt}"
-    if target == "mistral":
+    if grammar == "alnum9":
         return _base62(_digest(key), 9)
-    limit = 64 if target == "anthropic" else 40
+    limit = 64 if grammar == "token64" else 40
     suffix = _digest(key, 8).hex()[:10]
     stem = _SAFE.sub("_", original)[: limit - len(suffix) - 1] or "call"
     return f"{stem}_{suffix}"
 
 
-def id_mapper(ids: Iterable[str], target: IdTarget) -> dict[str, str]:
-    """Map each id that is invalid for ``target`` to a valid, unique replacement.
+def id_mapper(ids: Iterable[str], grammar: IdGrammar) -> dict[str, str]:
+    """Map each id outside ``grammar`` to a valid, unique replacement.
 
     Valid ids map to themselves (and are left out of the result); rewritten ids never collide
     with each other or with a kept id. The mapping depends only on the ids, so the same
     history always maps the same way.
     """
-    valid = _VALID[target]
+    valid = _VALID[grammar]
     ordered = list(dict.fromkeys(ids))
     taken = {i for i in ordered if valid(i)}
     mapping: dict[str, str] = {}
@@ -78,10 +80,10 @@ def id_mapper(ids: Iterable[str], target: IdTarget) -> dict[str, str]:
         if original in taken:
             continue
         salt = 0
-        new = _rewrite(original, target, salt)
+        new = _rewrite(original, grammar, salt)
         while new in taken:
             salt += 1
-            new = _rewrite(original, target, salt)
+            new = _rewrite(original, grammar, salt)
         taken.add(new)
         mapping[original] = new
     return mapping

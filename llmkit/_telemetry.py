@@ -1,12 +1,13 @@
 """OpenTelemetry GenAI spans and metrics for every call, through ``opentelemetry-api``.
 
-With the API importable (extra ``llmkit[otel]``), each ``complete``/``stream`` call (and their
+With the API importable (the ``otel`` extra), each ``complete``/``stream`` call (and their
 async forms) makes one :class:`Call`: a CLIENT span named ``"{operation} {model}"`` from the
 request being sent (retries inside it) to the stream's end, and the GenAI client metrics.
 Names are those of the OpenTelemetry GenAI semantic conventions
 (https://opentelemetry.io/docs/specs/semconv/gen-ai/). The tracer and meter come from the
-global providers, looked up at call time: with no SDK configured they are OpenTelemetry's
-no-ops, and a span that does not record gets no attributes built for it.
+global providers, looked up at call time: while no SDK is configured they are OpenTelemetry's
+proxies, which would record nothing, and the call does no telemetry work at all (an SDK
+configured later is used from the next call on).
 
 Nothing here imports ``opentelemetry`` until the first call; without it installed, a call
 costs one cached failed import. Message content is captured only when
@@ -16,12 +17,14 @@ options, the request URL's host and the assembled message, never from headers or
 
 The stream pumps (:mod:`._streams`) call in at four points: :meth:`Call.start` as the request
 goes out, :meth:`Call.sent` once the transport returned (or :meth:`Call.end` with the error it
-raised), :meth:`Call.timed` around the body's chunks (time to the first one, read once) and
-:meth:`Call.end` when the stream has ended, aborted included.
+raised), :meth:`Call.timed`/:meth:`Call.atimed` around the body's chunks (the time to the
+first one, taken once; off, no wrapper at all) and :meth:`Call.end` when the stream has
+ended, aborted included. A stream's work per event does not grow.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -241,10 +244,9 @@ class Call:
             otel = self._otel
             attrs = self._metric_attrs
             name = f"{attrs['gen_ai.operation.name']} {self._model.id}"
-            span = self._tracer.start_span(name, kind=otel.client_kind)
-            if span.is_recording():
-                span.set_attributes(attrs)
-                span.set_attributes(self._request_attributes())
+            # Given at the start, where a sampler sees them (and set in one go).
+            attributes = {**attrs, **self._request_attributes()}
+            span = self._tracer.start_span(name, kind=otel.client_kind, attributes=attributes)
             self._span = span
             self._token = otel.context.attach(otel.trace.set_span_in_context(span))
         self._start = time.perf_counter()
@@ -256,22 +258,28 @@ class Call:
             self._token = None
 
     def timed(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
-        """``chunks``, noting when the first arrives (the rest pass through untouched)."""
+        """``chunks`` with the first read now, and timed; the rest pass through a C-level
+        chain, at no cost per chunk."""
         iterator = iter(chunks)
-        for chunk in iterator:
-            self._first = time.perf_counter()
-            yield chunk
-            break
-        yield from iterator
+        first = next(iterator, None)
+        if first is None:
+            return iterator
+        self.first_chunk()
+        return itertools.chain((first,), iterator)
 
     async def atimed(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        """:meth:`timed` for a body read asynchronously."""
+        """:meth:`timed` for a body read asynchronously (a generator layer per chunk)."""
         async for chunk in chunks:
-            self._first = time.perf_counter()
+            self.first_chunk()
             yield chunk
             break
         async for chunk in chunks:
             yield chunk
+
+    def first_chunk(self) -> None:
+        """The first chunk of the body has arrived."""
+        if self._first is None:
+            self._first = time.perf_counter()
 
     def end(
         self, message: AssistantMessage | None = None, error: BaseException | None = None
@@ -287,28 +295,28 @@ class Call:
         span, self._span = self._span, None
         recording = span is not None and span.is_recording()
         attrs = dict(self._metric_attrs)
-        finish: list[str] | None = None
+        ended: dict[str, Any] = {}  # the span's attributes from the end, set in one go
         if message is not None:
             if message.stop_reason != "error":
                 error = None  # an abort is the caller's choice, not a failure
             if message.model:
                 attrs["gen_ai.response.model"] = message.model
             if recording:
-                span.set_attributes(self._response_attributes(message))
+                ended = self._response_attributes(message)
         elif error is not None and not isinstance(error, Exception):
-            finish, error = ["aborted"], None  # cancelled (or interrupted) while sending
+            ended["gen_ai.response.finish_reasons"] = ["aborted"]  # cancelled while sending
+            error = None
         error_type = type(error).__name__ if isinstance(error, Exception) else None
         if error_type is not None:
             attrs["error.type"] = error_type
+            ended["error.type"] = error_type
         ttfc = None if self._first is None else self._first - start
+        if ttfc is not None:
+            ended["gen_ai.response.time_to_first_chunk"] = ttfc
         if recording:
-            if finish is not None:
-                span.set_attribute("gen_ai.response.finish_reasons", finish)
-            if ttfc is not None:
-                span.set_attribute("gen_ai.response.time_to_first_chunk", ttfc)
+            span.set_attributes(ended)
             if error_type is not None:
                 trace = self._otel.trace
-                span.set_attribute("error.type", error_type)
                 span.set_status(trace.Status(trace.StatusCode.ERROR, error_type))
         if span is not None:
             span.end()
@@ -336,26 +344,24 @@ class Call:
     # -- attributes ------------------------------------------------------------------------
 
     def _request_attributes(self) -> dict[str, Any]:
+        """The options as sent: one a wire dropped (``option_unsupported``) is left out, a
+        limit it filled in or changed is the one sent."""
         body = self._body
-        dropped = {
-            d.details.get("option")
-            for d in self._request.extensions.get("llmkit.diagnostics", ())
-            if d.kind == "option_unsupported"
-        }
+        diagnostics = self._request.extensions.get("llmkit.diagnostics", ())
+        dropped = {d.details.get("option") for d in diagnostics if d.kind == "option_unsupported"}
         out: dict[str, Any] = {}
-        for name, value in (
-            ("max_tokens", body.max_tokens),
-            ("temperature", body.temperature),
-            ("top_p", body.top_p),
-            ("stop_sequences", body.stop),
+        for option, name, value in (
+            ("max_tokens", "gen_ai.request.max_tokens", body.max_tokens),
+            ("temperature", "gen_ai.request.temperature", body.temperature),
+            ("top_p", "gen_ai.request.top_p", body.top_p),
+            ("stop", "gen_ai.request.stop_sequences", body.stop),
         ):
-            if value is not None and (name if name != "stop_sequences" else "stop") not in dropped:
-                out[f"gen_ai.request.{name}"] = value
-        if body.max_tokens is None:  # a wire that requires a limit sends its default
-            for d in self._request.extensions.get("llmkit.diagnostics", ()):
-                sent = d.details.get("sent") if d.details.get("option") == "max_tokens" else None
-                if isinstance(sent, int):
-                    out["gen_ai.request.max_tokens"] = sent
+            if value is not None and option not in dropped:
+                out[name] = value
+        for d in diagnostics:
+            sent = d.details.get("sent")
+            if d.details.get("option") == "max_tokens" and isinstance(sent, int):
+                out["gen_ai.request.max_tokens"] = sent
         if body.response_format is not None:
             out["gen_ai.output.type"] = "json"
         if self.capture:

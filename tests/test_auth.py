@@ -162,7 +162,8 @@ def test_without_botocore_the_error_names_the_extra(monkeypatch: pytest.MonkeyPa
     aws.session.cache_clear()
     with pytest.raises(llmkit.MissingAPIKeyError) as info:
         llmkit.build_request(bedrock(), CONTEXT)
-    assert "AWS_BEARER_TOKEN_BEDROCK" in str(info.value) and "llmkit[aws]" in str(info.value)
+    assert "AWS_BEARER_TOKEN_BEDROCK" in str(info.value)
+    assert "llmkit-transport[aws]" in str(info.value)
     # an API key needs no botocore at all
     assert llmkit.build_request(bedrock(), CONTEXT, api_key="k").headers["authorization"]
 
@@ -323,7 +324,7 @@ def test_without_google_auth_the_error_names_the_extra(monkeypatch: pytest.Monke
         return real(name)
 
     monkeypatch.setattr(google.importlib, "import_module", without_google)
-    with pytest.raises(llmkit.MissingAPIKeyError, match=re.escape("llmkit[google]")):
+    with pytest.raises(llmkit.MissingAPIKeyError, match=re.escape("llmkit-transport[google]")):
         llmkit.build_request(vertex(), CONTEXT)
 
 

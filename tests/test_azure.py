@@ -260,7 +260,7 @@ def test_without_azure_identity_the_error_names_the_extra(monkeypatch: pytest.Mo
         raise ModuleNotFoundError("No module named 'azure'")
 
     monkeypatch.setattr(azure, "_credential", absent)
-    with pytest.raises(llmkit.MissingAPIKeyError, match=r"llmkit\[azure\]"):
+    with pytest.raises(llmkit.MissingAPIKeyError, match=r"llmkit-transport\[azure\]"):
         llmkit.build_request(_model("openai-chat"), CONTEXT)
 
 

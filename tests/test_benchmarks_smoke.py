@@ -1,4 +1,4 @@
-"""Smoke test of the benchmark harness (``benchmarks/``, issues #7 and #18).
+"""Smoke test of the benchmark harness (``benchmarks/``).
 
 The benchmark itself is not part of the test suite; this only proves the harness still works:
 tiny streams (N=50) on every wire (Gemini's and Bedrock's included), one repetition, the floor
@@ -62,7 +62,7 @@ def test_generated_streams_are_deterministic_and_shaped_as_specified(api: str) -
         assert all(MIN_WRITE <= len(w) <= MAX_WRITE for w in first.writes[:-1])
 
 
-NEW_WIRES = ("gemini", "bedrock-converse")  # issue #18: every contestant on these
+NEW_WIRES = ("gemini", "bedrock-converse")  # every contestant runs on these
 NEW_CONTESTANTS = ["floor", "llmkit-partial", "llmkit"]
 if importlib.util.find_spec("botocore") is not None:
     NEW_CONTESTANTS.append("aws-sdk")  # Bedrock only
@@ -71,7 +71,7 @@ if importlib.util.find_spec("botocore") is not None:
 def test_every_contestant_process_returns_the_generated_calls() -> None:
     old = [api for api in APIS if api not in NEW_WIRES]
     with BenchServer() as server:
-        # Fewer processes on the wires that have been measured since issue #7 (keeps it fast).
+        # Fewer processes on the wires measured since the harness began (keeps it fast).
         result = run_throughput(
             server, apis=old, ns=[50], reps=1, contestants=["floor", "llmkit-partial"]
         )

@@ -273,7 +273,7 @@ def test_catalogue_is_not_loaded_at_import() -> None:
     assert done.stdout.strip() == "ok"
 
 
-# -- prices: unknown is not free, and a 1-hour cache write has its own price (issue #14) -------
+# -- prices: unknown is not free, and a 1-hour cache write has its own price ------------------
 
 
 def _priced(**cost: float | None) -> llmkit.Model:

@@ -1,4 +1,4 @@
-"""Chaos over real sockets (issue #8): a provider that stalls, drops the connection, answers
+"""Chaos over real sockets: a provider that stalls, drops the connection, answers
 429/500/529, sends garbage or a 64 MB line. Every scenario runs for every wire API the fake
 provider speaks, through the sync and the async client.
 

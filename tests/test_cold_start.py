@@ -1,4 +1,4 @@
-"""Cold start, guarded by structure rather than timing (issue #18): what a fresh process loads
+"""Cold start, guarded by structure rather than timing: what a fresh process loads
 for ``import llmkit``, for building its first request (one tool from a pydantic model), for
 parsing one small stream and for one sync stream over loopback HTTP. Each module kept out here
 cost milliseconds on every start."""

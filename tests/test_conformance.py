@@ -1,4 +1,4 @@
-"""The adapter conformance suite (issue #8): the same contract, checked for every wire API.
+"""The adapter conformance suite: the same contract, checked for every wire API.
 
 Like a database driver's contract tests: whatever the wire, llmkit must end every stream with
 exactly one terminal event, keep start/delta/end order per block with indexes equal to

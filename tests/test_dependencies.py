@@ -1,5 +1,5 @@
 """Every runtime dependency declared in ``pyproject.toml`` is imported by llmkit: no unused one
-(issue #16: httpx-sse was declared and never imported)."""
+(httpx-sse once was, and never imported: README, "Dependencies, httpx2 and httpx-sse")."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ import pytest
 tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
 
 ROOT = Path(__file__).resolve().parent.parent
-IMPORT_NAMES = {"httpx": "httpx", "pydantic": "pydantic", "jsonschema": "jsonschema"}
+IMPORT_NAMES = {
+    "httpx": "httpx",
+    "pydantic": "pydantic",
+    "jsonschema": "jsonschema",
+    "typing_extensions": "typing_extensions",
+}
 
 
 def test_every_runtime_dependency_is_imported() -> None:

@@ -219,6 +219,18 @@ def _run_console(page: str, block: Block) -> None:
         _run_commands(page, block, Path(cwd))
 
 
+def test_console_examples_leave_the_working_directory_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cli.md's commands write files (``> capture.sse``): into a temporary directory only."""
+    monkeypatch.chdir(tmp_path)
+    writing = [b for b in blocks(DOCS / "cli.md") if b.lang == "console" and " > " in b.code]
+    assert writing, "cli.md has no command writing a file: this test checks nothing"
+    for block in writing:
+        _run_console("cli.md", block)
+    assert list(tmp_path.iterdir()) == []
+
+
 def _run_commands(page: str, block: Block, cwd: Path) -> None:
     commands: list[tuple[str, list[str]]] = []
     for line in block.code.rstrip("\n").split("\n"):

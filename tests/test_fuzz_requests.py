@@ -1,4 +1,4 @@
-"""Fuzzing the request side with hypothesis (issue #8): random valid Contexts to every wire API.
+"""Fuzzing the request side with hypothesis: random valid Contexts to every wire API.
 
 :func:`contexts` draws valid conversations: a system prompt or not; user turns with text and
 images (PNG bytes, ``data:`` and ``https`` URLs); assistant turns as if decoded from any of the

@@ -1,4 +1,4 @@
-"""Fuzzing the stream side with hypothesis (issue #8): bytes no server should send, in any chunks.
+"""Fuzzing the stream side with hypothesis: bytes no server should send, in any chunks.
 
 Three generators, one set of properties:
 

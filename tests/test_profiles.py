@@ -1,4 +1,4 @@
-"""Provider profiles (issue #3): for each server, the request llmkit builds with its flags
+"""Provider profiles (docs/servers.md): for each server, the request llmkit builds with its flags
 applied, checked against what that server documents; the key read from its variable; a
 missing key named in the error; docs/servers.md generated from the same data."""
 

@@ -1,4 +1,4 @@
-"""The smaller items of the caller's contract (issue #13), each pinned by a test."""
+"""The smaller items of the caller's contract, each pinned by a test."""
 
 from __future__ import annotations
 

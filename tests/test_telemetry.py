@@ -35,6 +35,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 import llmkit
 from llmkit import _telemetry
+from llmkit._auth import aws
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeToolCall
 from tests.test_docs import DOCS, blocks
 
@@ -257,15 +258,16 @@ def assert_failed(error_type: str) -> ReadableSpan:
     return span
 
 
+@pytest.mark.parametrize("api", WIRES)
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     ("item", "error_type"),
     [(FakeError(401), "AuthenticationError"), (FakeError(429), "RateLimitError")],
 )
 def test_an_http_error_ends_the_span_in_error(
-    otel: type[Exported], mode: str, item: FakeError, error_type: str
+    otel: type[Exported], api: str, mode: str, item: FakeError, error_type: str
 ) -> None:
-    with FakeProvider([item]) as fake:
+    with FakeProvider([item], api=api) as fake:  # type: ignore[arg-type]
         with pytest.raises(llmkit.APIError) as raised:
             ask(mode, fake.model(), context(), api_key=fake.api_key, max_retries=0)
     assert type(raised.value).__name__ == error_type
@@ -303,10 +305,11 @@ def test_an_in_stream_error_ends_the_span_in_error(
     assert span.attributes[ga.GEN_AI_RESPONSE_FINISH_REASONS] == ("error",)  # type: ignore[index]
 
 
+@pytest.mark.parametrize("api", WIRES)
 @pytest.mark.parametrize("mode", MODES)
-def test_an_idle_timeout_ends_the_span_in_error(otel: type[Exported], mode: str) -> None:
+def test_an_idle_timeout_ends_the_span_in_error(otel: type[Exported], api: str, mode: str) -> None:
     reply = FakeReply("Slow and then silent", stall_after=2, stall_seconds=5)
-    with FakeProvider([reply]) as fake:
+    with FakeProvider([reply], api=api) as fake:  # type: ignore[arg-type]
         timeout = llmkit.Timeouts(idle=0.3)
         if mode.endswith("stream"):
             message = ask(mode, fake.model(), context(), api_key=fake.api_key, timeout=timeout)
@@ -349,6 +352,21 @@ def test_a_cancelled_task_ends_the_span_aborted(otel: type[Exported]) -> None:
                         pass
 
             task = asyncio.create_task(read())
+            await asyncio.sleep(0.3)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(go())
+    assert_aborted()
+
+
+def test_a_task_cancelled_while_sending_ends_the_span_aborted(otel: type[Exported]) -> None:
+    async def go() -> None:
+        with FakeProvider([FakeReply("Late.", first_byte_delay=5)]) as fake:
+            task = asyncio.create_task(
+                llmkit.acomplete(fake.model(), context(), api_key="fake-key")
+            )
             await asyncio.sleep(0.3)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
@@ -519,6 +537,10 @@ KEYS = {
     "api_key": "sk-llmkit-telemetry-KEY-0123456789",
     "wrong key": "sk-llmkit-telemetry-WRONG-987654321",
     "header": "hdr-llmkit-telemetry-SECRET-5555",
+    "OAuth token": "ya29.llmkit-telemetry-OAUTH-24680",
+    "AWS key id": "AKIALLMKITTELEMETRY1",
+    "AWS secret": "llmkitTelemetryAwsSecretAccessKey0000000",
+    "AWS session token": "llmkit-telemetry-aws-SESSION-token-13579",
 }
 
 
@@ -543,12 +565,37 @@ def test_no_key_in_any_span_metric_or_status(
                 ask("acomplete", model, context(), api_key=key, max_retries=0, max_tokens=9)
             with pytest.raises(llmkit.AuthenticationError):
                 ask("astream", model, context(), api_key=wrong, max_tokens=9)
+    # A cloud platform's credentials: a Vertex AI OAuth token, AWS keys signing a Bedrock call.
+    with FakeProvider(
+        [FakeReply("Hi")], api="gemini", platform="vertex", require_key=False
+    ) as fake:
+        ask("complete", fake.model("m"), context(), api_key=KEYS["OAuth token"])
+    monkeypatch.delenv("AWS_BEARER_TOKEN_BEDROCK", raising=False)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", KEYS["AWS key id"])
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", KEYS["AWS secret"])
+    monkeypatch.setenv("AWS_SESSION_TOKEN", KEYS["AWS session token"])
+    monkeypatch.setenv("AWS_REGION", "us-west-2")
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent/aws-config")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/aws-credentials")
+    aws.session.cache_clear()
+    try:
+        script = [FakeReply("Hi", usage=USAGE), FakeError(403)]
+        with FakeProvider(script, api="bedrock-converse", platform="bedrock") as fake:
+            ask("astream", fake.model("m"), context(), max_tokens=9)
+            with pytest.raises(llmkit.APIError):
+                ask("complete", fake.model("m"), context(), max_tokens=9)
+            assert "AWS4-HMAC-SHA256" in fake.requests[0].headers["authorization"]
+    finally:
+        aws.session.cache_clear()
     spans = Exported.spans.get_finished_spans()
-    assert len(spans) == 4 * len(WIRES)
+    assert len(spans) == 4 * len(WIRES) + 3
     exported = [s.to_json() for s in spans]
     exported.append(Exported.reader.get_metrics_data().to_json())  # type: ignore[union-attr]
     text = "\n".join(exported)
     assert "chat fake-model" in text and "gen_ai.client.token.usage" in text
+    assert "Weather in Paris?" in text  # content capture was on: the search sees content
     for kind, secret in KEYS.items():
         for piece in (secret, secret[8:], secret[-12:]):
             assert piece not in text, f"the {kind} leaked into the exported telemetry"
@@ -564,6 +611,7 @@ def test_without_an_sdk_a_call_does_no_telemetry_work() -> None:
     script = """
 import llmkit
 from llmkit import _telemetry
+from llmkit._auth import aws
 from llmkit.testing import FakeProvider, FakeReply
 made = []
 class Counted(_telemetry.Call):
@@ -598,3 +646,16 @@ def test_the_observability_example_runs_as_shown() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout == expected
+
+
+def test_the_telemetry_benchmark_runs() -> None:
+    # benchmarks/telemetry.py, tiny: both set-ups, each call checked by the benchmark itself.
+    done = subprocess.run(
+        [sys.executable, "benchmarks/telemetry.py", "--calls=2", "--events=5", "--reps=1"],
+        capture_output=True,
+        text=True,
+        cwd=DOCS.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("|")[1].strip() for line in done.stdout.splitlines()[3:]]
+    assert rows == ["sdk", "api"], done.stdout

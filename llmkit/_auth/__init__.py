@@ -8,14 +8,15 @@ wire adapter's ``headers()``; a cloud platform changes that:
   (``MissingAPIKeyError`` naming the variable when the provider needs one);
 - ``"bedrock"`` (:mod:`.aws`): a Bedrock API key (``api_key`` or ``AWS_BEARER_TOKEN_BEDROCK``)
   as a bearer token, else SigV4 from the standard AWS credential chain through ``botocore``
-  (the ``llmkit[aws]`` extra), signing the final URL, headers and body;
+  (the ``llmkit-transport[aws]`` extra), signing the final URL, headers and body;
 - ``"vertex"`` (:mod:`.google`): an OAuth access token (``api_key``, else application-default
-  credentials through ``google-auth``, the ``llmkit[google]`` extra, refreshed when expired)
+  credentials through ``google-auth``, the ``llmkit-transport[google]`` extra, refreshed when
+  expired)
   as ``Authorization: Bearer``; or, in express mode, an API key as ``x-goog-api-key`` on the
   global endpoint;
 - ``"azure"`` (:mod:`.azure`): Azure OpenAI's v1 or deployment endpoints and Claude on
   Microsoft Foundry; a key as ``api-key`` (Foundry: also ``x-api-key``), else Microsoft Entra
-  ID tokens through ``azure-identity`` (the ``llmkit[azure]`` extra) as ``Authorization:
+  ID tokens through ``azure-identity`` (the ``llmkit-transport[azure]`` extra) as ``Authorization:
   Bearer``.
 
 :func:`resolve` runs before the request is built (it picks the credential and fills the

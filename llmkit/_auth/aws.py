@@ -9,7 +9,8 @@
   chain (environment, shared files and profiles, SSO, container and instance roles: botocore's
   own resolver, never hand-written SigV4), service ``bedrock``.
 
-botocore is optional (``pip install 'llmkit[aws]'``): without it and without an API key the
+botocore is optional (``pip install 'llmkit-transport[aws]'``): without it and without an
+API key the
 request is refused before anything is sent, naming the extra. A botocore session and the
 credentials it resolved (refreshable ones refresh themselves) are shared by the calls made
 under the same ``AWS_*`` environment: a change of a variable (a key, a profile, a config
@@ -115,8 +116,8 @@ def resolve(model: Model, base_url: str, options: Mapping[str, Any]) -> Access:
         raise missing(
             model,
             model.api_key_env,
-            "or install llmkit[aws] (pip install 'llmkit[aws]') to sign requests with SigV4 "
-            "from the AWS credential chain",
+            "or install the aws extra (pip install 'llmkit-transport[aws]') to sign requests "
+            "with SigV4 from the AWS credential chain",
         )
     with _lock:  # the chain may read files or a metadata endpoint once; not twice at once
         credentials = botocore.get_credentials()

@@ -18,7 +18,7 @@ the model, ``ANTHROPIC_FOUNDRY_BASE_URL`` or ``https://{ANTHROPIC_FOUNDRY_RESOUR
 ``x-api-key`` and ``api-key``, as that client sends it.
 
 Without a key: Microsoft Entra ID tokens from ``azure-identity``'s ``DefaultAzureCredential``
-(the ``llmkit[azure]`` extra; scope ``https://cognitiveservices.azure.com/.default`` for Azure
+(the ``azure`` extra; scope ``https://cognitiveservices.azure.com/.default`` for Azure
 OpenAI, ``https://ai.azure.com/.default`` for Foundry) as ``Authorization: Bearer``. A token is
 kept per scope and never sent within 60 s of its expiry: a new one is asked for first (a
 blocking call to Entra ID while the request is built).
@@ -155,7 +155,8 @@ def _token(model: Model, scope: str) -> str:
             raise missing(
                 model,
                 model.api_key_env,
-                "or install llmkit[azure] (pip install 'llmkit[azure]') to use Microsoft Entra "
+                "or install the azure extra (pip install 'llmkit-transport[azure]') to use "
+                "Microsoft Entra "
                 "ID tokens from DefaultAzureCredential",
             ) from None
         try:

@@ -19,10 +19,10 @@ application-default credentials (``google.auth.default``, scope ``cloud-platform
 when expired. An explicit base URL decides by its shape: with ``/projects/`` a token, without
 one an express key.
 
-google-auth is optional (``pip install 'llmkit[google]'``): without it and without a token the
-request is refused before anything is sent, naming the extra. The credentials are loaded once
-per process and shared; a refresh (about once an hour) is a blocking call to Google's token
-endpoint made while the request is built, through httpx.
+google-auth is optional (``pip install 'llmkit-transport[google]'``): without it and without a
+token the request is refused before anything is sent, naming the extra. The credentials are
+loaded once per process and shared; a refresh (about once an hour) is a blocking call to
+Google's token endpoint made while the request is built, through httpx.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def _adc_token(model: Model) -> tuple[str, str | None]:
         raise missing(
             model,
             model.api_key_env,
-            "or install llmkit[google] (pip install 'llmkit[google]') to use Google "
+            "or install the google extra (pip install 'llmkit-transport[google]') to use Google "
             "application-default credentials, or pass an OAuth access token as api_key",
         ) from None
     with _lock:

@@ -189,7 +189,7 @@ def tool(
 
 
 # Compiled by the first tool_from_function, not at import: every process that builds a request
-# imports this module, and compiling them cost it ~2.8M instructions (issue #18).
+# imports this module, and compiling them cost it ~2.8M instructions.
 _SECTION = (
     r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|"
     r"Returns?|Yields?|Raises|Examples?|Notes?|Attributes|See Also|Warnings?|Todo|"
@@ -238,8 +238,11 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
 
 
 def _is_injected(annotation: Any) -> bool:
-    if typing.get_origin(annotation) is typing.Annotated:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
         return any(m is Injected or isinstance(m, Injected) for m in annotation.__metadata__)
+    if origin is typing.Union:  # Python 3.10's get_type_hints: Optional[...] when default None
+        return any(_is_injected(arg) for arg in typing.get_args(annotation))
     return False
 
 

@@ -1,7 +1,7 @@
 """What every request builder needs before it maps messages to its own wire shape.
 
 :func:`prepare` takes the caller's Context and returns a list of messages that is valid to send
-to the target, with a diagnostic for each change: tool-call ids normalised for the target's
+to the target, with a diagnostic for each change: tool-call ids normalised to the wire's id
 grammar by one collision-free mapping applied to calls and results alike (QUIRKS B5,
 ``tool_call_id_normalized``), a synthetic error result for every call left without one, and a
 result that answers no call of the assistant turn before it sent as user text after that turn's
@@ -16,7 +16,7 @@ from typing import Any
 
 from .._diagnostics import Diagnostic
 from .._errors import InvalidRequestError
-from .._ids import IdTarget, id_mapper
+from .._ids import IdGrammar, id_mapper
 from .._messages import (
     AssistantMessage,
     Context,
@@ -30,7 +30,7 @@ from .._messages import (
 from .._tools.definition import Tool
 from .._tools.provider import ProviderTool
 
-__all__ = ["Prepared", "arguments_json", "check_tools", "prepare", "same_model"]
+__all__ = ["Prepared", "arguments_json", "check_tools", "prepare"]
 
 ORPHAN_RESULT = "Error: this tool call was not executed (no result was recorded)."
 
@@ -39,18 +39,13 @@ class Prepared:
     """Messages ready for a wire mapper, plus what was changed to get there.
 
     A plain class, not a dataclass: making the dataclass (its generated methods compiled) cost
-    every process's first request ~1.5M instructions (issue #18)."""
+    every process's first request ~1.5M instructions (docs/benchmarks.md, cold start)."""
 
     __slots__ = ("diagnostics", "messages")
 
     def __init__(self, messages: list[Message], diagnostics: list[Diagnostic]) -> None:
         self.messages = messages
         self.diagnostics = diagnostics
-
-
-def same_model(message: AssistantMessage, provider: str, api: str, model_id: str) -> bool:
-    """Whether opaque replay data in ``message`` may be sent to this model."""
-    return (message.provider, message.api, message.model) == (provider, api, model_id)
 
 
 def check_tools(
@@ -79,8 +74,8 @@ def check_tools(
         )
 
 
-def prepare(context: Context, target: IdTarget) -> Prepared:
-    """Normalise ids for ``target`` and answer orphan calls (see the module docstring).
+def prepare(context: Context, grammar: IdGrammar) -> Prepared:
+    """Normalise ids to ``grammar`` and answer orphan calls (see the module docstring).
 
     Raises:
         InvalidRequestError: the Context has no messages (a system prompt alone included):
@@ -98,14 +93,14 @@ def prepare(context: Context, target: IdTarget) -> Prepared:
             ids.extend(c.id for c in m.tool_calls)
         elif isinstance(m, ToolResultMessage):
             ids.append(m.tool_call_id)
-    mapping = id_mapper(ids, target)
+    mapping = id_mapper(ids, grammar)
     for old, new in mapping.items():
         diagnostics.append(
             Diagnostic(
                 kind="tool_call_id_normalized",
-                message=f"Tool call id rewritten for the {target} id format",
+                message=f"Tool call id rewritten to fit the {grammar} id grammar",
                 tool_call_id=old,
-                details={"id": new, "target": target},
+                details={"id": new, "grammar": grammar},
             )
         )
 

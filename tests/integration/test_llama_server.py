@@ -1,4 +1,4 @@
-"""llmkit against a real llama.cpp ``llama-server`` (issue #19; README.md here says how to run).
+"""llmkit against a real llama.cpp ``llama-server`` (README.md here says how to run).
 
 Every test sends its request through llmkit's public API to the server, then reads the bytes
 the server really sent (kept by ``harness.Recorder``) with ``oracle.py`` — plain ``json``, no
@@ -317,7 +317,8 @@ def test_non_streamed_body(server: Server) -> None:
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_structured_output_schema_goes_as_written(server: Server, seed: int) -> None:
     """No strict mode on llama-server: the schema goes unchanged, and the server's grammar
-    holds the reply to all of it, ``maxLength`` included (issue #19, mismatch 2)."""
+    holds the reply to all of it, ``maxLength`` included (mismatch 2 of
+    ``test_llama_server_captures.py``)."""
     _, message, wire = stream(
         server, ASK, response_format=Answer, max_tokens=200, provider_options={"seed": seed}
     )
@@ -364,7 +365,7 @@ def test_the_strict_transform_would_lose_max_length(server: Server) -> None:
 
 
 def test_context_overflow_is_a_context_length_error(server: Server) -> None:
-    """HTTP 400 ``exceed_context_size_error`` (issue #19, mismatch 1)."""
+    """HTTP 400 ``exceed_context_size_error`` (mismatch 1 of ``test_llama_server_captures.py``)."""
     long = llmkit.Context(messages=[llmkit.user("x" * 9000)])
     client, recorder = server.client()
     with client, pytest.raises(llmkit.ContextLengthError) as info:
@@ -380,7 +381,8 @@ def test_context_overflow_is_a_context_length_error(server: Server) -> None:
 
 def test_in_stream_error_keeps_the_payload_status(server: Server) -> None:
     """A 200 stream that ends in ``data: {"error": {"code": 500, ...}}`` without ``[DONE]``:
-    a ``ServerError`` whose ``status`` is the payload's 500 (issue #19, mismatch 4).
+    a ``ServerError`` whose ``status`` is the payload's 500 (mismatch 4 of
+    ``test_llama_server_captures.py``).
 
     The server's parser refuses a continued assistant turn that opened a call the tools do
     not describe (``common/chat.cpp:1498``, sent by ``tools/server/server-context.cpp:4493``).

@@ -38,7 +38,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..._diagnostics import Diagnostic
-from ..._errors import InvalidRequestError
 from ..._messages import (
     AssistantMessage,
     CachePoint,
@@ -64,7 +63,8 @@ from ..features import (
     provider_tools,
     reads_pdf,
 )
-from ..prepare import check_tools, prepare, same_model
+from ..prepare import Prepared
+from ..skeleton import Origin, build_body, strict_refused
 from ..turns import turns
 from .caching import MARK, control, place
 
@@ -153,7 +153,6 @@ def supports_sampling(model: Model) -> bool:
     return not (version >= (5, 0) or family == "fable" or (family == "opus" and version >= (4, 7)))
 
 
-_THINKING_TEXT = "<thinking>\n{}\n</thinking>"
 _IMAGE_PLACEHOLDER = "[image omitted: the model cannot see images]"
 _Report = Callable[..., None]  # reports an option that was not sent as given
 
@@ -187,28 +186,28 @@ def build(
         InvalidRequestError: duplicate tool names, a ``tool_choice`` naming an undeclared
             tool, or a ``strict`` tool on a model without strict support.
     """
-    check_tools(context, opts.tool_choice, model.api)
-    prepared = prepare(context, "anthropic")
-    diags = prepared.diagnostics
-    body: dict[str, Any] = {"model": model.id}
-    if model.platform == "vertex":
-        body = {"anthropic_version": VERTEX_VERSION}
-    if context.system:
-        body["system"] = context.system
-    body["messages"] = _messages(prepared.messages, model, diags)
-    eager = _eager(model, opts, diags)
-    tools = [_tool(t, model, eager, diags) for t in function_tools(context)]
-    # Copied: a cache breakpoint may be put on one, and the caller's spec is never modified.
-    tools += [dict(spec) for spec in provider_tools(context, model, diags)]
-    if tools:
-        body["tools"] = tools
-    _options(body, model, opts, diags)
-    place(body, control(model, opts, diags), diags, top_level=opts.cache in ("short", "long"))
-    if stream:
-        body["stream"] = True
-    if opts.provider_options:
-        body.update(opts.provider_options)
-    return body, diags
+
+    def fill(prepared: Prepared) -> dict[str, Any]:
+        diags = prepared.diagnostics
+        body: dict[str, Any] = {"model": model.id}
+        if model.platform == "vertex":
+            body = {"anthropic_version": VERTEX_VERSION}
+        if context.system:
+            body["system"] = context.system
+        body["messages"] = _messages(prepared.messages, model, diags)
+        eager = _eager(model, opts, diags)
+        tools = [_tool(t, model, eager, diags) for t in function_tools(context)]
+        # Copied: a cache breakpoint may be put on one, and the caller's spec is never modified.
+        tools += [dict(spec) for spec in provider_tools(context, model, diags)]
+        if tools:
+            body["tools"] = tools
+        _options(body, model, opts, diags)
+        place(body, control(model, opts, diags), diags, top_level=opts.cache in ("short", "long"))
+        return body
+
+    return build_body(
+        model, context, opts, ids="token64", fill=fill, stream={"stream": True} if stream else None
+    )
 
 
 # -- messages -----------------------------------------------------------------------------
@@ -368,7 +367,7 @@ def _citation_param(c: Citation) -> dict[str, Any] | None:
 
 
 def _assistant(m: AssistantMessage, model: Model, diags: list[Diagnostic]) -> list[dict[str, Any]]:
-    same = same_model(m, model.provider, model.api, model.id)
+    origin = Origin(m, model, diags)
     blocks: list[dict[str, Any]] = []
     for p in m.content:
         if isinstance(p, TextPart):
@@ -380,51 +379,33 @@ def _assistant(m: AssistantMessage, model: Model, diags: list[Diagnostic]) -> li
                         block["citations"] = cited
                 blocks.append(block)
         elif isinstance(p, ThinkingPart):
-            blocks.extend(_thinking(p, m, same, diags))
+            blocks.extend(_thinking(p, origin))
         else:
-            blocks.append(_tool_use(p, m, same, diags))
+            blocks.append(_tool_use(p, origin))
     return blocks
 
 
-def _tool_use(
-    call: ToolCall, m: AssistantMessage, same: bool, diags: list[Diagnostic]
-) -> dict[str, Any]:
+def _tool_use(call: ToolCall, origin: Origin) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.name}
     block["input"] = call.arguments  # a recovered call replays its recovered value
-    if call.replay:
-        caller = call.replay.get("caller")
-        if same and isinstance(caller, dict):
-            block["caller"] = caller  # programmatic tool calling: who made the call
-        elif not same:
-            # Another provider's opaque data (a Gemini thought signature, OpenRouter reasoning
-            # details) means nothing to Anthropic and is never sent across (F2, F3).
-            diags.append(
-                Diagnostic(
-                    kind="thinking_dropped",
-                    message="Replay data of a tool call from another model was not sent",
-                    tool_call_id=call.id,
-                    details={"from": _origin(m), "keys": sorted(call.replay)},
-                )
-            )
+    caller = (call.replay or {}).get("caller")
+    if origin.same and isinstance(caller, dict):
+        block["caller"] = caller  # programmatic tool calling: who made the call
+    origin.call_replay(call)
     return block
 
 
-def _thinking(
-    p: ThinkingPart, m: AssistantMessage, same: bool, diags: list[Diagnostic]
-) -> list[dict[str, Any]]:
+def _thinking(p: ThinkingPart, origin: Origin) -> list[dict[str, Any]]:
     replay = p.replay or {}
-    if same:
+    why = None  # from another model
+    if origin.same:
         block = replay.get("block")
         if isinstance(block, dict) and "input_json" not in replay:
             return [block]  # a server-tool block (web search, code execution), verbatim
         if isinstance(block, dict):
             # Its input was cut short (max_tokens, a broken stream): not a valid block to send.
-            diags.append(
-                Diagnostic(
-                    kind="thinking_dropped",
-                    message=f"An incomplete {block.get('type')} block was not sent back",
-                    details={"action": "dropped", "from": _origin(m)},
-                )
+            origin.dropped(
+                f"An incomplete {block.get('type')} block was not sent back", action="dropped"
             )
             return []
         data = replay.get("data")
@@ -434,29 +415,8 @@ def _thinking(
             return [{"type": "thinking", "thinking": p.thinking, "signature": p.signature}]
         # An interrupted stream leaves no signature, which is never valid (QUIRKS F1).
         why = "it has no signature (the stream that produced it was interrupted)"
-    else:
-        why = f"it came from {_origin(m)}, not this model"
-    if p.thinking and not p.redacted:
-        diags.append(
-            Diagnostic(
-                kind="thinking_dropped",
-                message=f"A thinking part was sent as text because {why}",
-                details={"action": "text", "from": _origin(m)},
-            )
-        )
-        return [{"type": "text", "text": _THINKING_TEXT.format(p.thinking)}]
-    diags.append(
-        Diagnostic(
-            kind="thinking_dropped",
-            message=f"An opaque thinking part was dropped because {why}",
-            details={"action": "dropped", "from": _origin(m)},
-        )
-    )
-    return []
-
-
-def _origin(m: AssistantMessage) -> str:
-    return f"{m.provider}/{m.api}/{m.model}"
+    text = origin.thinking_as_text(p, why)
+    return [] if text is None else [{"type": "text", "text": text}]
 
 
 # -- tools and options --------------------------------------------------------------------
@@ -488,10 +448,7 @@ def _tool(t: Tool, model: Model, eager: bool, diags: list[Diagnostic]) -> dict[s
     out["input_schema"] = t.parameters
     if t.strict:
         if not model.strict_tools:
-            raise InvalidRequestError(
-                f"Tool {t.name!r} is strict, but {model.provider}/{model.id} does not support "
-                "strict tool schemas"
-            )
+            raise strict_refused(t, model)
         from ..._schema.anthropic import anthropic_output_schema
 
         out["input_schema"], rewrites = anthropic_output_schema(t.parameters, t.name)

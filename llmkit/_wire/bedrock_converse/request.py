@@ -46,7 +46,6 @@ from typing import Any
 from urllib.parse import quote
 
 from ..._diagnostics import Diagnostic, DiagnosticKind
-from ..._errors import InvalidRequestError
 from ..._messages import (
     AssistantMessage,
     CachePoint,
@@ -65,7 +64,8 @@ from ..._tools.definition import Tool
 from ..anthropic_messages.request import supports_sampling, thinking_mode
 from ..contract import Options
 from ..features import function_tools, provider_tools
-from ..prepare import check_tools, prepare, same_model
+from ..prepare import Prepared
+from ..skeleton import Origin, build_body, strict_refused
 from ..turns import turns
 from .history import flatten_tool_blocks
 
@@ -78,7 +78,6 @@ DEFAULT_MAX_TOKENS = 4096
 _FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/gif": "gif", "image/webp": "webp"}
 _EFFORT = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
 _MIN_BUDGET = 1024
-_THINKING_TEXT = "<thinking>\n{}\n</thinking>"
 _IMAGE_PLACEHOLDER = "[image omitted: {}]"
 _DOCUMENT_PLACEHOLDER = "[document omitted: {}]"
 _NAME = re.compile(r"[^A-Za-z0-9\-()\[\]]+")  # outside Bedrock's DocumentBlock name grammar
@@ -122,18 +121,23 @@ def build(
         InvalidRequestError: duplicate tool names, a ``tool_choice`` naming an undeclared
             tool, or a ``strict`` tool on a model without strict support.
     """
-    check_tools(context, opts.tool_choice)
-    prepared = prepare(context, "anthropic")  # Bedrock's ToolUseId has Anthropic's grammar
-    builder = _Builder(model, prepared.diagnostics)
-    body: dict[str, Any] = {"messages": builder.messages(prepared.messages)}
-    if context.system:
-        body["system"] = [{"text": context.system}]
-    builder.options(body, context, opts)
-    if opts.provider_options:
-        body.update(opts.provider_options)
+    builder: _Builder | None = None
+
+    def fill(prepared: Prepared) -> dict[str, Any]:
+        nonlocal builder
+        builder = _Builder(model, prepared.diagnostics)
+        body: dict[str, Any] = {"messages": builder.messages(prepared.messages)}
+        if context.system:
+            body["system"] = [{"text": context.system}]
+        builder.options(body, context, opts)
+        return body
+
+    # Bedrock's ToolUseId has Anthropic's grammar; the stream is chosen by the URL.
+    body, diags = build_body(model, context, opts, ids="token64", fill=fill, stream=None)
+    assert builder is not None
     if builder.has_tool_blocks and "toolConfig" not in body:
-        flatten_tool_blocks(body["messages"], builder.diags)  # G5: no tools, no tool blocks
-    return body, builder.diags
+        flatten_tool_blocks(body["messages"], diags)  # G5: no tools, no tool blocks
+    return body, diags
 
 
 class _Builder:
@@ -256,8 +260,7 @@ class _Builder:
         return [head, *self.content(m.content)]
 
     def assistant(self, m: AssistantMessage) -> list[dict[str, Any]]:
-        model = self.model
-        same = same_model(m, model.provider, model.api, model.id)
+        origin = Origin(m, self.model, self.diags)
         blocks: list[dict[str, Any]] = []
         for p in m.content:
             if isinstance(p, TextPart):
@@ -272,26 +275,21 @@ class _Builder:
                 elif p.text:
                     blocks.append({"text": p.text})
             elif isinstance(p, ThinkingPart):
-                blocks.extend(self.thinking(p, m, same))
+                blocks.extend(self.thinking(p, origin))
             else:
-                blocks.append(self.tool_use(p, m, same))
+                blocks.append(self.tool_use(p, origin))
         return blocks
 
-    def tool_use(self, call: ToolCall, m: AssistantMessage, same: bool) -> dict[str, Any]:
+    def tool_use(self, call: ToolCall, origin: Origin) -> dict[str, Any]:
         self.has_tool_blocks = True
-        if call.replay and not same:
-            self.report(
-                "thinking_dropped",
-                "Replay data of a tool call from another model was not sent",
-                call.id,
-                **{"from": _origin(m), "keys": sorted(call.replay)},
-            )
+        origin.call_replay(call)
         # A recovered call replays its recovered value (the input must be an object).
         return {"toolUse": {"toolUseId": call.id, "name": call.name, "input": call.arguments}}
 
-    def thinking(self, p: ThinkingPart, m: AssistantMessage, same: bool) -> list[dict[str, Any]]:
+    def thinking(self, p: ThinkingPart, origin: Origin) -> list[dict[str, Any]]:
         replay = p.replay or {}
-        if same:
+        why = None  # from another model
+        if origin.same:
             block = replay.get("bedrock")
             if isinstance(block, dict):
                 self.has_tool_blocks = self.has_tool_blocks or "toolUse" in block
@@ -303,23 +301,8 @@ class _Builder:
                 reasoning = {"text": p.thinking, "signature": p.signature}
                 return [{"reasoningContent": {"reasoningText": reasoning}}]
             why = "it has no signature (unsigned reasoning, or an interrupted stream)"
-        else:
-            why = f"it came from {_origin(m)}, not this model"
-        if p.thinking and not p.redacted:
-            self.report(
-                "thinking_dropped",
-                f"A thinking part was sent as text because {why}",
-                action="text",
-                **{"from": _origin(m)},
-            )
-            return [{"text": _THINKING_TEXT.format(p.thinking)}]
-        self.report(
-            "thinking_dropped",
-            f"An opaque thinking part was dropped because {why}",
-            action="dropped",
-            **{"from": _origin(m)},
-        )
-        return []
+        text = origin.thinking_as_text(p, why)
+        return [] if text is None else [{"text": text}]
 
     # -- tools and options ----------------------------------------------------------------
 
@@ -405,10 +388,7 @@ class _Builder:
         spec["inputSchema"] = {"json": t.parameters}
         if t.strict:
             if not self.model.strict_tools:
-                raise InvalidRequestError(
-                    f"Tool {t.name!r} is strict, but {self.model.provider}/{self.model.id} does "
-                    "not support strict tool schemas"
-                )
+                raise strict_refused(t, self.model)
             spec["strict"] = True
         return {"toolSpec": spec}
 
@@ -483,7 +463,3 @@ class _Builder:
             )
         fields["thinking"] = {"type": "enabled", "budget_tokens": tokens}
         return True, limit  # maxTokens must exceed the budget: always sent with one
-
-
-def _origin(m: AssistantMessage) -> str:
-    return f"{m.provider}/{m.api}/{m.model}"

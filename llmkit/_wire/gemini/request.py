@@ -49,7 +49,7 @@ from ..._messages import (
     UserPart,
 )
 from ..._models import Model
-from ..._reasoning import LEVELS, budget, effort, refuse
+from ..._reasoning import budget, effort
 from ..._tools.definition import Tool
 from ..contract import Options
 from ..features import (
@@ -63,7 +63,8 @@ from ..features import (
     result_text,
     unsupported,
 )
-from ..prepare import check_tools, prepare, same_model
+from ..prepare import Prepared
+from ..skeleton import Origin, build_body, strict_refused
 
 __all__ = [
     "HOSTED_PART",
@@ -137,11 +138,12 @@ def _requires_signature(model: Model) -> bool:
 class _Builder:
     """One request being built: the body and the diagnostics of what changed."""
 
-    def __init__(self, model: Model, context: Context, opts: Options) -> None:
+    def __init__(self, model: Model, context: Context, opts: Options, prepared: Prepared) -> None:
         self.model = model
         self.context = context
         self.opts = opts
-        self.diags: list[Diagnostic] = []
+        self.prepared = prepared
+        self.diags = prepared.diagnostics
         self.calls: dict[str, tuple[str, str | None]] = {}  # call id -> (name, Gemini id)
 
     def report(
@@ -157,9 +159,7 @@ class _Builder:
     # -- contents ------------------------------------------------------------------------
 
     def contents(self) -> list[dict[str, Any]]:
-        prepared = prepare(self.context, "anthropic")  # the safe id grammar [a-zA-Z0-9_-]
-        self.diags.extend(prepared.diagnostics)
-        messages = prepared.messages
+        messages = self.prepared.messages
         for m in messages:
             if isinstance(m, AssistantMessage):
                 for c in m.tool_calls:
@@ -224,7 +224,8 @@ class _Builder:
 
     def model_parts(self, m: AssistantMessage) -> list[dict[str, Any]]:
         model = self.model
-        mine = same_model(m, model.provider, model.api, model.id)
+        origin = Origin(m, model, self.diags)
+        mine = origin.same
         parts: list[dict[str, Any]] = []
         pending: str | None = None  # a carried signature for the text that follows (F2)
 
@@ -267,38 +268,34 @@ class _Builder:
                         thought["thoughtSignature"] = p.signature
                     parts.append(thought)
             else:
-                parts.append(self.function_call(p, m, mine, first_call))
+                parts.append(self.function_call(p, m, origin, first_call))
                 first_call = False
         flush()
         if dropped:
-            self.report(
-                "thinking_dropped",
+            origin.dropped(
                 "Thinking from another model (or redacted thinking) was not replayed to Gemini",
                 parts=dropped,
-                source=f"{m.provider}/{m.model}",
             )
         return parts
 
     def function_call(
-        self, c: ToolCall, m: AssistantMessage, mine: bool, first: bool
+        self, c: ToolCall, m: AssistantMessage, origin: Origin, first: bool
     ) -> dict[str, Any]:
         call: dict[str, Any] = {"name": c.name, "args": c.arguments}
         gemini_id = _gemini_id(c, m)
         if gemini_id:
             call["id"] = gemini_id
         part: dict[str, Any] = {"functionCall": call}
-        signature = (c.replay or {}).get("thoughtSignature") if mine else None
+        signature = (c.replay or {}).get("thoughtSignature") if origin.same else None
         if isinstance(signature, str) and signature:
             part["thoughtSignature"] = signature
         elif first and _requires_signature(self.model):
             part["thoughtSignature"] = SKIP_SIGNATURE
-            self.report(
-                "thinking_dropped",
+            origin.dropped(
                 "No thought signature for this call (history from another model); sent "
                 f"Gemini's documented placeholder {SKIP_SIGNATURE!r}",
-                tool_call_id=c.id,
+                c.id,
                 placeholder=SKIP_SIGNATURE,
-                source=f"{m.provider}/{m.model}",
             )
         return part
 
@@ -339,10 +336,7 @@ class _Builder:
 
     def declaration(self, t: Tool) -> dict[str, Any]:
         if t.strict and not self.model.strict_tools:
-            raise InvalidRequestError(
-                f"Tool {t.name!r} is strict, but {self.model.provider}/{self.model.id} does not "
-                "support strict tool schemas"
-            )
+            raise strict_refused(t, self.model)
         out: dict[str, Any] = {"name": t.name}
         if t.description:
             out["description"] = t.description
@@ -502,25 +496,25 @@ def build(
         InvalidRequestError: A bad option value, duplicate tool names, a ``tool_choice``
             naming an undeclared tool, or a strict tool on a model without strict support.
     """
-    if opts.reasoning not in (None, "off", *LEVELS):
-        raise refuse(opts.reasoning)
-    check_tools(context, opts.tool_choice, model.api)
-    b = _Builder(model, context, opts)
-    body: dict[str, Any] = {"contents": b.contents()}
-    if context.system:
-        body["systemInstruction"] = {"parts": [{"text": context.system}]}
-    declared = [b.declaration(t) for t in function_tools(context)]
-    tools = [{"functionDeclarations": declared}] if declared else []
-    tools += provider_tools(context, model, b.diags)  # each hosted tool is its own entry
-    if tools:
-        body["tools"] = tools
-    _cache(model, opts, b.diags)
-    tool_config = b.tool_config(bool(tools))
-    if tool_config:
-        body["toolConfig"] = tool_config
-    generation_config = b.generation_config()
-    if generation_config:
-        body["generationConfig"] = generation_config
-    if opts.provider_options:
-        body.update(opts.provider_options)
-    return body, b.diags
+
+    def fill(prepared: Prepared) -> dict[str, Any]:
+        b = _Builder(model, context, opts, prepared)
+        body: dict[str, Any] = {"contents": b.contents()}
+        if context.system:
+            body["systemInstruction"] = {"parts": [{"text": context.system}]}
+        declared = [b.declaration(t) for t in function_tools(context)]
+        tools = [{"functionDeclarations": declared}] if declared else []
+        tools += provider_tools(context, model, b.diags)  # each hosted tool is its own entry
+        if tools:
+            body["tools"] = tools
+        _cache(model, opts, b.diags)
+        tool_config = b.tool_config(bool(tools))
+        if tool_config:
+            body["toolConfig"] = tool_config
+        generation_config = b.generation_config()
+        if generation_config:
+            body["generationConfig"] = generation_config
+        return body
+
+    # The safe id grammar [a-zA-Z0-9_-]; the stream is chosen by the URL, not the body.
+    return build_body(model, context, opts, ids="token64", fill=fill, stream=None)

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..._diagnostics import Diagnostic
 from ..._errors import InvalidRequestError, ToolDefinitionError
-from ..._ids import IdTarget
+from ..._ids import IdGrammar
 from ..._messages import (
     AssistantMessage,
     CachePoint,
@@ -33,7 +33,7 @@ from ..._messages import (
     UserPart,
 )
 from ..._models import Model
-from ..._reasoning import CLASSIC, LEVELS, effort, off_effort, refuse
+from ..._reasoning import CLASSIC, effort, off_effort
 from ..contract import Options
 from ..features import (
     Breakpoints,
@@ -48,7 +48,8 @@ from ..features import (
     reads_pdf,
     result_text,
 )
-from ..prepare import arguments_json, check_tools, prepare, same_model
+from ..prepare import Prepared, arguments_json
+from ..skeleton import Origin, build_body, strict_refused
 
 __all__ = ["build", "headers", "url"]
 
@@ -73,21 +74,20 @@ def url(model: Model, base_url: str, *, stream: bool) -> str:
 class _Builder:
     """One request being built: the body and the diagnostics of what changed."""
 
-    def __init__(self, model: Model, context: Context, opts: Options) -> None:
+    def __init__(self, model: Model, context: Context, opts: Options, prepared: Prepared) -> None:
         self.model = model
         self.compat = model.compat
         self.context = context
         self.opts = opts
-        self.diags: list[Diagnostic] = []
+        self.prepared = prepared
+        self.diags = prepared.diagnostics
         self.breakpoints = Breakpoints(model, opts, self.diags)
 
     def report(self, kind: Any, message: str, **details: Any) -> None:
         self.diags.append(Diagnostic(kind=kind, message=message, details=details))
 
     def messages(self) -> list[dict[str, Any]]:
-        target: IdTarget = "mistral" if self.compat.tool_call_id_format == "mistral" else "openai"
-        prepared = prepare(self.context, target)
-        self.diags.extend(prepared.diagnostics)
+        prepared = self.prepared
         out: list[dict[str, Any]] = []
         if self.context.system:
             developer = self.compat.supports_developer_role and self.model.reasoning
@@ -155,7 +155,8 @@ class _Builder:
 
     def assistant(self, m: AssistantMessage) -> dict[str, Any]:
         model, compat = self.model, self.compat
-        mine = same_model(m, model.provider, model.api, model.id)
+        origin = Origin(m, model, self.diags)
+        mine = origin.same
         text = "".join(p.text for p in m.content if isinstance(p, TextPart))
         calls = [p for p in m.content if isinstance(p, ToolCall)]
         thinking = [p for p in m.content if isinstance(p, ThinkingPart)]
@@ -173,10 +174,9 @@ class _Builder:
             reasoning = "".join(p.thinking for p in thinking if not p.redacted) if mine else ""
             out[compat.reasoning_replay_field] = reasoning
             if thinking and not mine:
-                self.report("thinking_dropped", "Reasoning from another model was not replayed")
+                origin.dropped("Reasoning from another model was not replayed")
         elif thinking:
-            self.report(
-                "thinking_dropped",
+            origin.dropped(
                 "Thinking is not replayed to this server over Chat Completions",
                 parts=len(thinking),
             )
@@ -229,10 +229,7 @@ class _Builder:
             fn["description"] = t.description
         if t.strict:
             if not (self.model.strict_tools and self.compat.supports_strict):
-                raise InvalidRequestError(
-                    f"Tool {t.name!r} is strict, but {self.model.provider}/{self.model.id} does "
-                    "not support strict tool schemas"
-                )
+                raise strict_refused(t, self.model)
             fn["parameters"] = self.strict(t.parameters, t.name)
             fn["strict"] = True  # only ever sent when set and supported (QUIRKS H2)
         return {"type": "function", "function": fn}
@@ -342,20 +339,21 @@ def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
     """The JSON body for ``context`` and the diagnostics of what had to change."""
-    if opts.reasoning not in (None, "off", *LEVELS):
-        raise refuse(opts.reasoning)
-    check_tools(context, opts.tool_choice, model.api)
-    b = _Builder(model, context, opts)
-    body: dict[str, Any] = {"model": model.id, "messages": b.messages()}
-    tools = [b.tool(t) for t in function_tools(context)]
-    tools += provider_tools(context, model, b.diags)
-    if tools:
-        body["tools"] = tools
-    b.options(body)
+
+    def fill(prepared: Prepared) -> dict[str, Any]:
+        b = _Builder(model, context, opts, prepared)
+        body: dict[str, Any] = {"model": model.id, "messages": b.messages()}
+        tools = [b.tool(t) for t in function_tools(context)]
+        tools += provider_tools(context, model, b.diags)
+        if tools:
+            body["tools"] = tools
+        b.options(body)
+        return body
+
+    streamed: dict[str, Any] | None = None
     if stream:
-        body["stream"] = True
+        streamed = {"stream": True}
         if model.compat.supports_usage_in_streaming:
-            body["stream_options"] = {"include_usage": True}
-    if opts.provider_options:
-        body.update(opts.provider_options)
-    return body, b.diags
+            streamed["stream_options"] = {"include_usage": True}
+    ids: IdGrammar = "alnum9" if model.compat.tool_call_id_format == "mistral" else "token40"
+    return build_body(model, context, opts, ids=ids, fill=fill, stream=streamed)

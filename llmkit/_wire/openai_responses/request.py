@@ -60,7 +60,8 @@ from ..features import (
     reads_pdf,
     result_text,
 )
-from ..prepare import arguments_json, check_tools, prepare, same_model
+from ..prepare import Prepared, arguments_json
+from ..skeleton import Origin, build_body, strict_refused
 
 __all__ = ["HOSTED", "build", "headers", "url"]
 
@@ -99,44 +100,45 @@ def build(
             mode cannot express, duplicate tool names, or a ``tool_choice`` naming an
             undeclared tool.
     """
-    check_tools(context, opts.tool_choice, model.api)
-    # Responses call ids are at most 64 characters; the Anthropic grammar
-    # (^[a-zA-Z0-9_-]{1,64}$) is a safe subset, so foreign ids (Kimi's "functions.f:0",
-    # compound "call_…|fc_…" ids) are rewritten collision-free for calls and results (QUIRKS B5).
-    prepared = prepare(context, "anthropic")
-    diags = prepared.diagnostics
-    marks = Breakpoints(model, opts, diags)
-    custom_calls: set[str] = set()
-    items: list[dict[str, Any]] = []
-    for m in prepared.messages:
-        if isinstance(m, UserMessage):
-            content = _user_content(m.content, model, diags, marks)
-            items.append({"role": "user", "content": content})
-        elif isinstance(m, AssistantMessage):
-            items.extend(_assistant_items(m, model, diags, custom_calls))
-        else:
-            items.append(_tool_output(m, model, diags, custom_calls, marks))
-    marks.report()
 
-    body: dict[str, Any] = {"model": model.id}
-    if context.system:
-        body["instructions"] = context.system
-    body["input"] = items
-    tools = [_tool(t, model, diags) for t in function_tools(context)]
-    tools += provider_tools(context, model, diags)
-    if tools:
-        body["tools"] = tools
-    _options(body, model, opts, diags)
-    # Stateless by default: nothing is kept server-side, so history is always sent in full and
-    # reasoning travels as encrypted content (QUIRKS F4). provider_options may override both.
-    body["store"] = False
-    if model.reasoning:
-        body["include"] = ["reasoning.encrypted_content"]
-    if stream:
-        body["stream"] = True
-    if opts.provider_options:
-        body.update(opts.provider_options)
-    return body, diags
+    def fill(prepared: Prepared) -> dict[str, Any]:
+        diags = prepared.diagnostics
+        marks = Breakpoints(model, opts, diags)
+        custom_calls: set[str] = set()
+        items: list[dict[str, Any]] = []
+        for m in prepared.messages:
+            if isinstance(m, UserMessage):
+                content = _user_content(m.content, model, diags, marks)
+                items.append({"role": "user", "content": content})
+            elif isinstance(m, AssistantMessage):
+                items.extend(_assistant_items(m, model, diags, custom_calls))
+            else:
+                items.append(_tool_output(m, model, diags, custom_calls, marks))
+        marks.report()
+
+        body: dict[str, Any] = {"model": model.id}
+        if context.system:
+            body["instructions"] = context.system
+        body["input"] = items
+        tools = [_tool(t, model, diags) for t in function_tools(context)]
+        tools += provider_tools(context, model, diags)
+        if tools:
+            body["tools"] = tools
+        _options(body, model, opts, diags)
+        # Stateless by default: nothing is kept server-side, so history is always sent in full
+        # and reasoning travels as encrypted content (QUIRKS F4). provider_options may override
+        # both.
+        body["store"] = False
+        if model.reasoning:
+            body["include"] = ["reasoning.encrypted_content"]
+        return body
+
+    # Responses call ids are at most 64 characters; token64 (^[a-zA-Z0-9_-]{1,64}$) is a safe
+    # subset, so foreign ids (Kimi's "functions.f:0", compound "call_…|fc_…" ids) are rewritten
+    # collision-free for calls and results (QUIRKS B5).
+    return build_body(
+        model, context, opts, ids="token64", fill=fill, stream={"stream": True} if stream else None
+    )
 
 
 # -- input items ----------------------------------------------------------------------------
@@ -221,25 +223,22 @@ def _reasoning_item(replay: dict[str, Any]) -> dict[str, Any]:
 def _assistant_items(
     m: AssistantMessage, model: Model, diags: list[Diagnostic], custom_calls: set[str]
 ) -> list[dict[str, Any]]:
-    same = same_model(m, model.provider, model.api, model.id)
+    origin = Origin(m, model, diags)
+    same = origin.same
     kept, dropped = _reasoning_to_replay(m, same)
     hosted = sum(isinstance(p, ThinkingPart) and _hosted(p) for p in m.content)
     if hosted and not same:
-        diags.append(
-            Diagnostic(
-                kind="thinking_dropped",
-                message=f"{hosted} hosted-tool item(s) from {m.provider}/{m.api}/{m.model} were "
-                "not replayed: they are only valid for the model that produced them",
-                details={"parts": hosted, "reasons": ["another model produced it"]},
-            )
+        origin.dropped(
+            f"{hosted} hosted-tool item(s) from {origin.name} were not replayed: they are only "
+            "valid for the model that produced them",
+            parts=hosted,
+            reasons=["another model produced it"],
         )
     if dropped:
-        diags.append(
-            Diagnostic(
-                kind="thinking_dropped",
-                message="Reasoning was not replayed: " + "; ".join(sorted(set(dropped))),
-                details={"parts": len(dropped), "reasons": sorted(set(dropped))},
-            )
+        origin.dropped(
+            "Reasoning was not replayed: " + "; ".join(sorted(set(dropped))),
+            parts=len(dropped),
+            reasons=sorted(set(dropped)),
         )
     # A function_call that carries its fc_ item id must come with the reasoning item it
     # follows ("…provided without its required 'reasoning' item", QUIRKS F4), so the id is sent
@@ -283,12 +282,10 @@ def _assistant_items(
             if isinstance(item, dict):
                 if same and item.get("status") == "in_progress":
                     # Only .added arrived (a cut stream): not a complete item to send back.
-                    diags.append(
-                        Diagnostic(
-                            kind="thinking_dropped",
-                            message=f"An incomplete {item.get('type')} item was not sent back",
-                            details={"action": "dropped", "item_type": item.get("type")},
-                        )
+                    origin.dropped(
+                        f"An incomplete {item.get('type')} item was not sent back",
+                        action="dropped",
+                        item_type=item.get("type"),
                     )
                 elif same:  # a hosted tool's item, verbatim and in place
                     out.append(item)
@@ -409,10 +406,7 @@ def _tool(t: Tool, model: Model, diags: list[Diagnostic]) -> dict[str, Any]:
         out["description"] = t.description
     if t.strict:
         if not (model.strict_tools and model.compat.supports_strict):
-            raise InvalidRequestError(
-                f"Tool {t.name!r} is strict, but {model.provider}/{model.id} does not support "
-                "strict tool schemas"
-            )
+            raise strict_refused(t, model)
         out["parameters"], rewrites = _strict(t.parameters, t.name)
         diags.extend(rewrites)
         out["strict"] = True

@@ -4,7 +4,7 @@ model: every body must pass botocore's ``ParamValidator`` on the ``ConverseStrea
 produce the same JSON body and the same URL path (the model id encoded the same way). Then the
 mapping rules themselves: tool results with images inside ``toolResult``, alternation,
 reasoning replay to the same model only, tool choice, inference config, reasoning per model
-family, and the hooks for issue #14's documents and cache points.
+family, and the hooks for documents and cache points (docs/documents.md, docs/prompt-caching.md).
 """
 
 from __future__ import annotations

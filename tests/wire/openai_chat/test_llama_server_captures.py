@@ -4,7 +4,7 @@ These are real bytes from llama.cpp's ``llama-server``, recorded by ``tests/inte
 file needs no build. Every stream goes through the same checks as the rest of the corpus
 (``corpus_checks.STREAM_CHECKS``: cut at random byte offsets, one byte at a time and
 whole, compared with ``tests/corpus.py``'s reading of the bytes, which does not use llmkit), and
-the four mismatches of issue #19 each have a regression test on the captured bytes:
+the four mismatches the integration suite found each have a regression test on the captured bytes:
 
 1. HTTP 400 ``exceed_context_size_error`` is a ``ContextLengthError``;
 2. ``response_format`` goes as written (no strict transform) to a server without strict mode;

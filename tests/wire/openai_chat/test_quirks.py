@@ -1,4 +1,4 @@
-"""One test per docs/quirks.md row that applies to the Chat Completions dialect (issue #3).
+"""One test per docs/quirks.md row that applies to the Chat Completions dialect.
 
 Each test feeds the bytes the named server sends (built from the row's description or taken
 from the corpus) and asserts what the row's "Do" column says, including the diagnostic kind
