@@ -373,7 +373,7 @@ def _assistant(m: AssistantMessage, model: Model, diags: list[Diagnostic]) -> li
         if isinstance(p, TextPart):
             if p.text:
                 block: dict[str, Any] = {"type": "text", "text": p.text}
-                if p.citations and same:
+                if p.citations and origin.same:
                     cited = [c for c in map(_citation_param, p.citations) if c is not None]
                     if cited:
                         block["citations"] = cited

@@ -267,7 +267,7 @@ class _Builder:
                 cited = [
                     dict(c.provider_data)
                     for c in p.citations
-                    if same and c.provider_data and "location" in c.provider_data
+                    if origin.same and c.provider_data and "location" in c.provider_data
                 ]
                 if p.text and cited:  # sent back as it came: text and its sources
                     content = {"content": [{"text": p.text}], "citations": cited}
