@@ -68,6 +68,7 @@ if _typing.TYPE_CHECKING:
     )
     from ._messages import (
         AssistantMessage,
+        Citation,
         Context,
         ImagePart,
         Message,
@@ -118,6 +119,7 @@ _EXPORTS: dict[str, str] = {
     "AuthenticationError": "._errors",
     "BadRequestError": "._errors",
     "CachePoint": "._documents",
+    "Citation": "._messages",
     "Client": "._client",
     "Context": "._messages",
     "ContextLengthError": "._errors",
@@ -207,6 +209,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "CachePoint",
+    "Citation",
     "Client",
     "Context",
     "ContextLengthError",

@@ -27,6 +27,8 @@ def _jsonable(value: Any) -> Any:
         return value.model_dump(mode="json")
     if isinstance(value, BaseException):
         return _error_json(value)
+    if isinstance(value, list):  # TextEnd.citations
+        return [_jsonable(v) for v in value]
     return value
 
 
@@ -59,7 +61,10 @@ def event_json(event: llmkit.Event) -> dict[str, Any]:
     out: dict[str, Any] = {"type": event.type}
     for field in dataclasses.fields(event):
         if field.name != "type":
-            out[field.name] = _jsonable(getattr(event, field.name))
+            value = getattr(event, field.name)
+            if field.name == "citations" and not value:
+                continue  # a text part without sources reads as it always has
+            out[field.name] = _jsonable(value)
     return out
 
 

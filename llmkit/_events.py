@@ -14,12 +14,12 @@ its ``message`` is the partial message, valid to append to the transcript.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol, Union, cast
 
 from ._diagnostics import Diagnostic
 from ._errors import LLMError
-from ._messages import AssistantMessage, ToolCall, Usage
+from ._messages import AssistantMessage, Citation, ToolCall, Usage
 
 __all__ = [
     "DiagnosticEvent",
@@ -114,11 +114,13 @@ class OutputTextDelta(TextDelta):
 
 @dataclass(frozen=True, slots=True)
 class TextEnd:
-    """The text part at ``index`` is complete; ``text`` is all of it."""
+    """The text part at ``index`` is complete; ``text`` is all of it, ``citations`` the sources
+    the model cited for it (empty when none)."""
 
     index: int
     text: str
     type: Literal["text_end"] = "text_end"
+    citations: list[Citation] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

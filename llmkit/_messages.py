@@ -24,6 +24,7 @@ from ._tools.provider import AnyTool, ProviderTool
 __all__ = [
     "AssistantMessage",
     "CachePoint",
+    "Citation",
     "Context",
     "DocumentPart",
     "ImagePart",
@@ -46,13 +47,51 @@ StopReason = Literal[
 ToolCallStatus = Literal["complete", "recovered", "invalid"]
 
 
+class Citation(BaseModel):
+    """A source the model cited for (a span of) a text part.
+
+    Attributes:
+        url: The cited web page, when the source is one.
+        title: The cited document's, page's or search result's title.
+        cited_text: The text quoted from the source, when the provider sends it.
+        start: Offset (in characters) in the text part's own text where the cited span
+            starts, when the provider gives one; positions inside the cited document stay in
+            ``provider_data``.
+        end: Offset where the cited span ends (exclusive).
+        source: Which source: a document index, file id or search-result index.
+        provider_data: The provider's citation object verbatim (sent back to the same model
+            as its request type takes it).
+    """
+
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True)
+
+    url: str | None = None
+    title: str | None = None
+    cited_text: str | None = None
+    start: int | None = None
+    end: int | None = None
+    source: int | str | None = None
+    provider_data: dict[str, Any] | None = None
+
+
+def _no_citations(value: list[Citation]) -> bool:
+    return not value
+
+
 class TextPart(BaseModel):
-    """Plain text."""
+    """Plain text.
+
+    Attributes:
+        text: The text.
+        citations: The sources the model cited for it (assistant text only; empty by default,
+            and then left out of the JSON).
+    """
 
     model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True)
 
     type: Literal["text"] = "text"
     text: str
+    citations: list[Citation] = Field(default_factory=list, exclude_if=_no_citations)
 
 
 _URL_SCHEMES = ("http://", "https://", "s3://", "gs://")

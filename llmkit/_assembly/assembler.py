@@ -46,6 +46,7 @@ from .._events import (
 from .._json.partial import PartialJSON
 from .._messages import (
     AssistantMessage,
+    Citation,
     StopReason,
     TextPart,
     ThinkingPart,
@@ -62,6 +63,24 @@ if TYPE_CHECKING:
     from .._models import Model
 
 __all__ = ["Assembler"]
+
+
+def _to_characters(citations: list[Citation], which: list[int], text: str) -> None:
+    """Citations ``which`` of ``citations``, whose start/end count UTF-8 bytes of ``text``,
+    with character offsets instead (``None`` where a count does not fall inside ``text``)."""
+    encoded = text.encode("utf-8", "surrogatepass")
+
+    def chars(offset: int | None) -> int | None:
+        if offset is None or not 0 <= offset <= len(encoded):
+            return None
+        return len(encoded[:offset].decode("utf-8", "ignore"))
+
+    for i in which:
+        c = citations[i]
+        start, end = chars(c.start), chars(c.end)
+        if start is None or end is None:
+            start = end = None
+        citations[i] = c.model_copy(update={"start": start, "end": end})
 
 
 class Assembler:
@@ -136,10 +155,7 @@ class Assembler:
             delta = kept
         block = self._texts.get(key)
         if block is None or not block.open:
-            block = TextBlock(key, len(self._blocks))
-            self._texts[key] = block
-            self._blocks.append(block)
-            self._emit(TextStart(block.index))
+            block = self._open_text(key)
         block.parts.append(delta)
         output = self._output
         if output is None:
@@ -147,6 +163,33 @@ class Assembler:
         else:
             output.deltas.append(delta)
             self._emit(OutputTextDelta(block.index, delta, output, len(output.deltas)))
+
+    def _open_text(self, key: object) -> TextBlock:
+        block = TextBlock(key, len(self._blocks))
+        self._texts[key] = block
+        self._blocks.append(block)
+        self._emit(TextStart(block.index))
+        return block
+
+    def citation(self, citation: Citation, key: object = 0, *, utf8: bool = False) -> None:
+        """A source cited by the text part ``key`` (opened when it is not yet: a provider may
+        send a citation before the text it supports). Carried to ``TextEnd.citations`` and
+        ``TextPart.citations``. ``utf8``: its ``start``/``end`` count UTF-8 bytes of the part's
+        text (Gemini); they become character offsets when the part ends (``None`` when they do
+        not fall inside it)."""
+        if self.ended:
+            return
+        block = self._texts.get(key)
+        if block is None or not block.open:
+            block = self._open_text(key)
+        if utf8:
+            if block.byte_offsets is None:
+                block.byte_offsets = []
+            block.byte_offsets.append(len(block.citations or ()))
+        if block.citations is None:
+            block.citations = [citation]
+        else:
+            block.citations.append(citation)
 
     def thinking(
         self,
@@ -190,7 +233,13 @@ class Assembler:
         block = self._texts.get(key)
         if block is not None and block.open:
             block.open = False
-            self._emit(TextEnd(block.index, "".join(block.parts)))
+            cited = block.citations
+            if block.byte_offsets:
+                _to_characters(cited or [], block.byte_offsets, "".join(block.parts))
+            if cited:
+                self._emit(TextEnd(block.index, "".join(block.parts), citations=list(cited)))
+            else:
+                self._emit(TextEnd(block.index, "".join(block.parts)))
 
     def end_thinking(self, key: object = 0) -> None:
         """The thinking part ``key`` is complete."""

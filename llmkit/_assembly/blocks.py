@@ -12,21 +12,26 @@ from __future__ import annotations
 from typing import Any
 
 from .._json.partial import ParseResult, PartialJSON, parse_arguments
-from .._messages import TextPart, ThinkingPart, ToolCall
+from .._messages import Citation, TextPart, ThinkingPart, ToolCall
 
 __all__ = ["CallSlot", "TextBlock", "ThinkingBlock"]
 
 
 class TextBlock:
-    __slots__ = ("index", "key", "open", "parts")
+    __slots__ = ("byte_offsets", "citations", "index", "key", "open", "parts")
 
     def __init__(self, key: object, index: int) -> None:
         self.key = key
         self.index = index
         self.parts: list[str] = []
+        self.citations: list[Citation] | None = None  # made on the first citation
+        # positions (in ``citations``) of those whose start/end count UTF-8 bytes until the end
+        self.byte_offsets: list[int] | None = None
         self.open = True
 
     def part(self) -> TextPart:
+        if self.citations:
+            return TextPart(text="".join(self.parts), citations=list(self.citations))
         return TextPart(text="".join(self.parts))
 
 

@@ -28,7 +28,7 @@ from .._sse import SSEDecoder
 
 if TYPE_CHECKING:
     from .._diagnostics import Diagnostic, DiagnosticKind
-    from .._messages import Context, StopReason, Usage
+    from .._messages import Citation, Context, StopReason, Usage
     from .._models import Model
 
 __all__ = [
@@ -87,6 +87,10 @@ class DeltaSink(Protocol):
 
     def text(self, delta: str, key: object = 0) -> None:
         """Text for text part ``key``."""
+
+    def citation(self, citation: Citation, key: object = 0, *, utf8: bool = False) -> None:
+        """A source cited by the text part ``key`` (``utf8``: its start/end count UTF-8 bytes
+        of the part's text, not characters)."""
 
     def thinking(
         self,

@@ -16,6 +16,9 @@ Decoding rules:
   in ``content_block_start.input`` / in ``message_start.message.content``, as programmatic tool
   calling sends it; an empty input is ``{}``. A call cut by ``max_tokens`` mid-JSON is
   ``recovered`` by the assembler, not executable by default (D6, E3).
+- A text block's ``citations`` (whole) and ``citations_delta`` (streamed), every location
+  type, become the part's :class:`~llmkit.Citation` objects, each kept verbatim in
+  ``provider_data`` and sent back in the text block to the same model.
 - ``signature_delta`` and ``redacted_thinking.data`` are kept on the ThinkingPart for replay to
   the same model (F1).
 - Server-side blocks (``server_tool_use``, ``web_search_tool_result``,
@@ -43,7 +46,7 @@ from typing import Any
 
 from ..._classify import error_from_body
 from ..._json.scanner import loads
-from ..._messages import StopReason, Usage
+from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
@@ -76,6 +79,25 @@ def _is_server_block(block_type: str) -> bool:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def citation(raw: dict[str, Any]) -> Citation:
+    """One Anthropic text citation (any location type) as a :class:`~llmkit.Citation`.
+
+    Anthropic gives no offsets in the answer's own text (the citation belongs to its whole text
+    block), so ``start``/``end`` stay unset; the location inside the cited document (character,
+    page or block range) stays in ``provider_data``, the citation as sent.
+    """
+    url, cited = raw.get("url"), raw.get("cited_text")
+    title = raw.get("document_title", raw.get("title"))
+    source = raw.get("document_index", raw.get("search_result_index"))
+    return Citation(
+        url=url if isinstance(url, str) else None,
+        title=title if isinstance(title, str) else None,
+        cited_text=cited if isinstance(cited, str) else None,
+        source=source if _int(source) is not None else None,
+        provider_data=dict(raw),
+    )
 
 
 def _usage(raw: dict[str, Any]) -> Usage:
@@ -222,6 +244,10 @@ class Decoder(SplicedDecoder):
             text = block.get("text")
             if isinstance(text, str):
                 sink.text(text, key=index)  # "" when streamed: the part opens on its first delta
+            cited = block.get("citations")
+            if cited:  # a whole body's citations ([] or null when streamed)
+                for raw in values.seq(sink, cited, "citations"):
+                    self._citation(index, raw)
         elif block_type == "thinking":
             self._kinds[index] = "thinking"
             thinking, signature = block.get("thinking"), block.get("signature")
@@ -291,10 +317,19 @@ class Decoder(SplicedDecoder):
             signature = delta.get("signature")
             if isinstance(signature, str) and signature:
                 self._sink.thinking(key=index, signature=signature)
+        elif delta_type == "citations_delta" and self._kinds.get(index) == "text":
+            self._citation(index, delta.get("citation"))
         else:
             name = delta_type if isinstance(delta_type, str) else "?"
-            # e.g. citations_delta: llmkit has no place for citations yet; say so, once.
             self._unknown(f"delta {name}", f"Content deltas of type {name!r} were ignored")
+
+    def _citation(self, index: int, raw: Any) -> None:
+        if isinstance(raw, dict):
+            self._sink.citation(citation(raw), key=index)
+        else:
+            self._sink.malformed(
+                "A citation that is not an object was skipped", excerpt=repr(raw)[:80]
+            )
 
     def _stop_block(self, index: int) -> None:
         sink = self._sink

@@ -41,6 +41,7 @@ from ..._diagnostics import Diagnostic
 from ..._messages import (
     AssistantMessage,
     CachePoint,
+    Citation,
     Context,
     DocumentPart,
     Message,
@@ -304,13 +305,79 @@ def _orphan_result(
     return [head, *_user_content(m.content, model, diags)]
 
 
+# The fields each citation type takes in a request (anthropic.types.TextCitationParam); the
+# response's other fields (``file_id``) are left out.
+_CITATION_FIELDS: dict[str, frozenset[str]] = {
+    "char_location": frozenset(
+        (
+            "type",
+            "cited_text",
+            "document_index",
+            "document_title",
+            "start_char_index",
+            "end_char_index",
+        )
+    ),
+    "page_location": frozenset(
+        (
+            "type",
+            "cited_text",
+            "document_index",
+            "document_title",
+            "start_page_number",
+            "end_page_number",
+        )
+    ),
+    "content_block_location": frozenset(
+        (
+            "type",
+            "cited_text",
+            "document_index",
+            "document_title",
+            "start_block_index",
+            "end_block_index",
+        )
+    ),
+    "search_result_location": frozenset(
+        (
+            "type",
+            "cited_text",
+            "search_result_index",
+            "source",
+            "title",
+            "start_block_index",
+            "end_block_index",
+        )
+    ),
+    "web_search_result_location": frozenset(
+        ("type", "cited_text", "encrypted_index", "title", "url")
+    ),
+}
+
+
+def _citation_param(c: Citation) -> dict[str, Any] | None:
+    """An Anthropic citation as the request's text block takes it; ``None`` for a citation
+    that came from another wire (it has no Anthropic object to send)."""
+    raw = c.provider_data
+    kind = raw.get("type") if raw else None
+    fields = _CITATION_FIELDS.get(kind) if isinstance(kind, str) else None
+    if raw is None or fields is None:
+        return None
+    return {k: v for k, v in raw.items() if k in fields}
+
+
 def _assistant(m: AssistantMessage, model: Model, diags: list[Diagnostic]) -> list[dict[str, Any]]:
     origin = Origin(m, model, diags)
     blocks: list[dict[str, Any]] = []
     for p in m.content:
         if isinstance(p, TextPart):
             if p.text:
-                blocks.append({"type": "text", "text": p.text})
+                block: dict[str, Any] = {"type": "text", "text": p.text}
+                if p.citations and origin.same:
+                    cited = [c for c in map(_citation_param, p.citations) if c is not None]
+                    if cited:
+                        block["citations"] = cited
+                blocks.append(block)
         elif isinstance(p, ThinkingPart):
             blocks.extend(_thinking(p, origin))
         else:

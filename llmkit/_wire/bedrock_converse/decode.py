@@ -43,7 +43,7 @@ from ..._classify import error_from_body
 from ..._errors import APIError
 from ..._eventstream import EventStreamMessage
 from ..._json.scanner import loads
-from ..._messages import StopReason, Usage
+from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
@@ -224,9 +224,14 @@ class Decoder(SplicedDecoder):
                 self._reasoning(index, reasoning)
         elif "toolResult" in delta and block is not None and block.kind == "server":
             block.fragments.extend(values.seq(sink, delta["toolResult"], "delta.toolResult"))
+        elif "citation" in delta and (block is None or block.kind == "text"):
+            cited = values.obj(sink, delta["citation"], "delta.citation")
+            if cited is not None:
+                if block is None:
+                    self._blocks[index] = _Block("text")
+                sink.citation(_citation(cited), key=index)
         else:
             kind = next((k for k in delta if k != "p"), "?")
-            # e.g. citation deltas: llmkit has no place for citations yet; say so, once.
             sink.unknown(f"delta {kind}", f"Content deltas of type {kind!r} were ignored")
 
     def _reasoning(self, index: int, reasoning: dict[str, Any]) -> None:
@@ -319,6 +324,14 @@ class Decoder(SplicedDecoder):
         sink = self._sink
         if "text" in block:
             self._delta({"contentBlockIndex": index, "delta": {"text": block["text"]}})
+        elif "citationsContent" in block:
+            # The generated text is in content[].text, its sources in citations[].
+            cited = values.obj(sink, block["citationsContent"], "citationsContent") or {}
+            for generated in values.seq(sink, cited.get("content"), "citationsContent.content"):
+                if isinstance(generated, dict) and "text" in generated:
+                    self._delta({"contentBlockIndex": index, "delta": {"text": generated["text"]}})
+            for raw in values.seq(sink, cited.get("citations"), "citationsContent.citations"):
+                self._delta({"contentBlockIndex": index, "delta": {"citation": raw}})
         elif "toolUse" in block:
             tool = values.obj(sink, block["toolUse"], "toolUse")
             if tool is None:
@@ -366,6 +379,30 @@ class Decoder(SplicedDecoder):
         self._sink.malformed(
             f"A {name} event that is not well-formed was skipped", excerpt=excerpt[:80]
         )
+
+
+def _citation(raw: dict[str, Any]) -> Citation:
+    """A Converse ``Citation`` (or streamed ``CitationsDelta``): its location is one of
+    ``web`` (url), ``documentChar`` / ``documentPage`` / ``documentChunk`` (a document index
+    and a range inside it, kept in ``provider_data``) or ``searchResultLocation``."""
+    location = raw.get("location")
+    where = next(iter(location.values()), None) if isinstance(location, dict) else None
+    where = where if isinstance(where, dict) else {}
+    content = raw.get("sourceContent")
+    quoted = [
+        c["text"]
+        for c in (content if isinstance(content, list) else ())
+        if isinstance(c, dict) and isinstance(c.get("text"), str)
+    ]
+    url, title = where.get("url"), raw.get("title")
+    source = where.get("documentIndex", where.get("searchResultIndex"))
+    return Citation(
+        url=url if isinstance(url, str) else None,
+        title=title if isinstance(title, str) else None,
+        cited_text="".join(quoted) if quoted else None,
+        source=source if isinstance(source, int) and not isinstance(source, bool) else None,
+        provider_data=dict(raw),
+    )
 
 
 def _kind(frame: Frame) -> str:

@@ -264,7 +264,15 @@ class _Builder:
         blocks: list[dict[str, Any]] = []
         for p in m.content:
             if isinstance(p, TextPart):
-                if p.text:
+                cited = [
+                    dict(c.provider_data)
+                    for c in p.citations
+                    if origin.same and c.provider_data and "location" in c.provider_data
+                ]
+                if p.text and cited:  # sent back as it came: text and its sources
+                    content = {"content": [{"text": p.text}], "citations": cited}
+                    blocks.append({"citationsContent": content})
+                elif p.text:
                     blocks.append({"text": p.text})
             elif isinstance(p, ThinkingPart):
                 blocks.extend(self.thinking(p, origin))

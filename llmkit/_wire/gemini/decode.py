@@ -22,7 +22,9 @@ neutral deltas, and :func:`decode_response` sends a non-streamed body (or the JS
   ThinkingPart (``replay={"gemini": "part", "part": <the part>}``, its ``thoughtSignature``
   inside it) and sent back verbatim to the same model. Grounding data (``groundingMetadata``,
   ``urlContextMetadata``, ``citationMetadata``) is kept verbatim on ``message.provider_data``
-  (Gemini's ``Content`` has no field to send it back in).
+  (Gemini's ``Content`` has no field to send it back in), and read as citations of the last
+  text part: each ``groundingSupports`` entry with each grounding chunk it names, and each
+  ``citationMetadata.citationSources`` entry; their byte offsets become character offsets.
 - ``finishReason`` is mapped by string (E4); ``MALFORMED_FUNCTION_CALL`` and the other
   tool-call failures end the stream with ``ErrorEvent`` and a diagnostic, never as a success. Gemini
   has no terminal event (A4): the stream is complete when a finish reason was seen and the body
@@ -34,8 +36,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..._classify import error_from_body
-from ..._messages import StopReason, Usage
+from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
+from .. import values
 from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder, first_alone
 from ..turn_failures import fail_turn
@@ -119,8 +122,10 @@ class Decoder(SplicedDecoder):
 
     __slots__ = (
         "_calls",
+        "_cited",
         "_finished",
         "_keys",
+        "_last_text",
         "_last_usage",
         "_model",
         "_started",
@@ -137,6 +142,8 @@ class Decoder(SplicedDecoder):
         self._finished = False  # a finish reason was seen: EOF is then a clean end
         self._keys = 0
         self._text: int | None = None  # the open text block's key
+        self._last_text: int | None = None  # the last text block's key (citations go there)
+        self._cited: list[Any] = []  # grounding supports and citation sources taken
         self._thought: int | None = None  # the open thinking block's key
         self._calls = 0  # the next call ordinal
         self._streamed: _Streamed | None = None
@@ -264,6 +271,8 @@ class Decoder(SplicedDecoder):
             value = candidate.get(field)
             if isinstance(value, dict):
                 self._sink.provider_data(key, value)
+                if field != "urlContextMetadata" and self._last_text is not None:
+                    self._citations(field, value)
         reason = candidate.get("finishReason")
         if reason:
             self._finish(str(reason), candidate)
@@ -304,7 +313,7 @@ class Decoder(SplicedDecoder):
             if text:
                 self._end_thought()
                 if self._text is None:
-                    self._text = self._key()
+                    self._text = self._last_text = self._key()
                 sink.text(text, self._text)
             return
         kind = next((k for k in part if k not in ("thoughtSignature", "thought")), None)
@@ -395,6 +404,29 @@ class Decoder(SplicedDecoder):
             self._sink.tool_call(streamed.ordinal, arguments=text)
         self._sink.end_tool_call(streamed.ordinal)
 
+    def _citations(self, field: str, metadata: dict[str, Any]) -> None:
+        """Citations of the last text part: each ``groundingSupport`` with each grounding chunk
+        it names (``source`` = the chunk's index), or each ``citationSources`` entry. Their
+        segment offsets count UTF-8 bytes of the text; a stream may repeat them: each is taken
+        once."""
+        sink, key = self._sink, self._last_text
+        if field == "citationMetadata":
+            for raw in values.seq(sink, metadata.get("citationSources"), "citationSources"):
+                if isinstance(raw, dict) and raw not in self._cited:
+                    self._cited.append(raw)
+                    sink.citation(_source_citation(raw), key, utf8=True)
+            return
+        chunks = values.seq(sink, metadata.get("groundingChunks"), "groundingChunks")
+        for raw in values.seq(sink, metadata.get("groundingSupports"), "groundingSupports"):
+            if not isinstance(raw, dict) or raw in self._cited:
+                continue
+            self._cited.append(raw)
+            segment = raw.get("segment")
+            segment = segment if isinstance(segment, dict) else {}
+            for i in values.seq(sink, raw.get("groundingChunkIndices"), "groundingChunkIndices"):
+                chunk = chunks[i] if isinstance(i, int) and 0 <= i < len(chunks) else None
+                sink.citation(_grounding_citation(raw, segment, i, chunk), key, utf8=True)
+
     def _key(self) -> int:
         self._keys += 1
         return self._keys
@@ -408,6 +440,44 @@ class Decoder(SplicedDecoder):
         if self._thought is not None:
             self._sink.end_thinking(self._thought)
             self._thought = None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _grounding_citation(
+    support: dict[str, Any], segment: dict[str, Any], index: Any, chunk: Any
+) -> Citation:
+    # A chunk is {"web": {"uri", "title", "domain"}} or {"retrievedContext": {...}} (Vertex)
+    # or {"maps": {...}}: whichever it is, its uri and title.
+    source = next(iter(chunk.values()), None) if isinstance(chunk, dict) and chunk else None
+    source = source if isinstance(source, dict) else {}
+    start = _int(segment.get("startIndex"))
+    return Citation(
+        url=_str(source.get("uri")),
+        title=_str(source.get("title")),
+        cited_text=_str(segment.get("text")),
+        start=0 if start is None and _int(segment.get("endIndex")) is not None else start,
+        end=_int(segment.get("endIndex")),
+        source=_int(index),
+        provider_data={"groundingSupport": support, "groundingChunk": chunk},
+    )
+
+
+def _source_citation(raw: dict[str, Any]) -> Citation:
+    start = _int(raw.get("startIndex"))
+    return Citation(
+        url=_str(raw.get("uri")),
+        title=_str(raw.get("title")),
+        start=0 if start is None and _int(raw.get("endIndex")) is not None else start,
+        end=_int(raw.get("endIndex")),
+        provider_data=dict(raw),
+    )
 
 
 def decode_response(sink: DeltaSink, model: Model, body: Any, seed: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..._classify import error_from_body
 from ..._errors import ServerError
-from ..._messages import StopReason, Usage
+from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder, first_alone
@@ -60,7 +60,7 @@ def _usage(sink: DeltaSink, u: dict[str, Any]) -> Usage:
 class Decoder(SplicedDecoder):
     """Streamed Chat Completions: SSE events → neutral deltas."""
 
-    __slots__ = ("_details", "_fields", "_model", "_refusal", "_started")
+    __slots__ = ("_cited", "_details", "_fields", "_model", "_refusal", "_started")
 
     IGNORED = ("obfuscation",)  # random padding (gpt-5), different in every event, never read
 
@@ -71,6 +71,7 @@ class Decoder(SplicedDecoder):
         self._started = False
         self._refusal = False
         self._details: dict[Any, dict[str, Any]] = {}  # OpenRouter reasoning_details by index
+        self._cited: list[Any] = []  # annotations taken (a stream may repeat them)
 
     def _full_path(self, sse: Frame) -> dict[str, Any] | None:
         """One SSE event; its chunk (any chunk may be an argument delta)."""
@@ -126,7 +127,7 @@ class Decoder(SplicedDecoder):
             delta = choice.get("message")
         delta = obj(sink, delta, "choice.delta") or {}
         # One pass over the delta's keys (usually one or two) rather than a lookup per field.
-        content = reasoning = refusal = calls = details = None
+        content = reasoning = refusal = calls = details = annotations = None
         fields = self._fields
         for key, value in delta.items():
             if key == "tool_calls":
@@ -147,6 +148,8 @@ class Decoder(SplicedDecoder):
                 refusal = value
             elif key == "reasoning_details":
                 details = value
+            elif key == "annotations":
+                annotations = value
         if reasoning is not None:
             sink.thinking(reasoning[1])
         if details and isinstance(details, list):
@@ -156,6 +159,8 @@ class Decoder(SplicedDecoder):
                 sink.text(content)
             elif isinstance(content, list):
                 self._content_parts(content)
+        if annotations:
+            self._annotations(annotations)
         if refusal is not None:
             refusal = text(sink, refusal, "delta.refusal")
             if refusal:
@@ -211,6 +216,17 @@ class Decoder(SplicedDecoder):
                     if isinstance(inner, dict) and isinstance(inner.get("text"), str):
                         self._sink.thinking(inner["text"])
 
+    def _annotations(self, annotations: Any) -> None:
+        """``message.annotations`` / ``delta.annotations``: web-search ``url_citation`` entries
+        (search-preview models, OpenRouter's web plugin) as citations of the text. A stream
+        may send an annotation again: each is taken once."""
+        for raw in seq(self._sink, annotations, "annotations"):
+            if not isinstance(raw, dict):
+                wrong_type(self._sink, "annotation", raw, "an object")
+            elif raw not in self._cited:
+                self._cited.append(raw)
+                self._sink.citation(_citation(raw))
+
     def _reasoning_details(self, details: list[Any]) -> None:
         """OpenRouter ``reasoning_details``: kept verbatim, streamed pieces merged by
         ``index`` (QUIRKS F7)."""
@@ -231,6 +247,20 @@ class Decoder(SplicedDecoder):
                 elif field not in merged or merged[field] is None:
                     merged[field] = value
         self._sink.provider_data("reasoning_details", list(self._details.values()))
+
+
+def _citation(raw: dict[str, Any]) -> Citation:
+    inner = raw.get(raw.get("type") or "url_citation")
+    fields = inner if isinstance(inner, dict) else raw
+    url, title = fields.get("url"), fields.get("title")
+    start, end = fields.get("start_index"), fields.get("end_index")
+    return Citation(
+        url=url if isinstance(url, str) else None,
+        title=title if isinstance(title, str) else None,
+        start=start if isinstance(start, int) and not isinstance(start, bool) else None,
+        end=end if isinstance(end, int) and not isinstance(end, bool) else None,
+        provider_data=dict(raw),
+    )
 
 
 def _argument_delta(chunk: Any) -> tuple[int, str] | None:

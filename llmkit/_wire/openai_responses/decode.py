@@ -12,8 +12,11 @@ events of one item (GitHub Copilot). The output index is the assembler's key for
 and tool calls, so each output item becomes one part. Per item:
 
 - ``message`` → one TextPart: its ``output_text`` parts, or its refusal text (``refusal``
-  parts; the turn then ends with ``stop_reason="refusal"``). A message's ``phase``
-  (``commentary`` / ``final_answer``, gpt-5.x) is kept in
+  parts; the turn then ends with ``stop_reason="refusal"``). The parts' ``annotations``
+  (whole, or streamed as ``response.output_text.annotation.added``; each taken once) are its
+  citations; once there are any, ``message.provider_data["message_ids"]`` keeps the message
+  item ids, one entry per TextPart, so that a cited text goes back as its output message.
+  A message's ``phase`` (``commentary`` / ``final_answer``, gpt-5.x) is kept in
   ``message.provider_data["message_phases"]``, one entry per TextPart, to be sent back;
 - ``reasoning`` → one ThinkingPart: summary and reasoning-text parts joined by a blank line,
   ``replay={"id", "summary", "encrypted_content"}`` from ``response.output_item.done`` (the
@@ -40,7 +43,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._classify import error_from_body
-from ..._messages import StopReason, Usage
+from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
@@ -100,11 +103,13 @@ def _usage(sink: DeltaSink, value: Any) -> Usage | None:
 class _Item:
     """One output item, by output index."""
 
-    __slots__ = ("ended", "index", "kind", "phase", "texts", "thought")
+    __slots__ = ("cited", "ended", "id", "index", "kind", "phase", "texts", "thought")
 
     def __init__(self, index: int, kind: str) -> None:
         self.index = index
         self.kind = kind
+        self.id: str | None = None  # the item's id (a message with citations is sent back by it)
+        self.cited: dict[int, int] | None = None  # content index → annotations taken
         # the text received per segment, as pieces joined only when a done event needs it:
         # ("text" | "refusal", content_index), ("summary", summary_index),
         # ("content", content_index), ("args", 0)
@@ -117,7 +122,17 @@ class _Item:
 class Decoder(SplicedDecoder):
     """Streamed Responses: SSE events → neutral deltas (see the module docstring)."""
 
-    __slots__ = ("_by_id", "_calls", "_items", "_model", "_phases", "_refusal", "_started")
+    __slots__ = (
+        "_by_id",
+        "_calls",
+        "_cited",
+        "_ids",
+        "_items",
+        "_model",
+        "_phases",
+        "_refusal",
+        "_started",
+    )
 
     IGNORED = ("sequence_number", "obfuscation")  # different in every event, never read
 
@@ -128,6 +143,8 @@ class Decoder(SplicedDecoder):
         self._by_id: dict[str, int] = {}  # item_id → output_index, for events without an index
         self._calls = 0
         self._phases: list[str | None] = []  # per text part, in content order
+        self._ids: list[str | None] = []  # message item ids, per text part
+        self._cited = False  # some text part has citations: message_ids are kept
         self._refusal = False
         self._started = False
 
@@ -282,11 +299,15 @@ class Decoder(SplicedDecoder):
         item_id = obj.get("id")
         if isinstance(item_id, str) and item_id:
             self._by_id[item_id] = index
+            if index in self._items and self._items[index].id is None:
+                self._items[index].id = item_id
         existing = self._items.get(index)
         if existing is not None:
             return existing
         kind = _kind(obj)
         item = self._item(index, kind)
+        if isinstance(item_id, str) and item_id:
+            item.id = item_id
         sink = self._sink
         if kind == "hosted":
             item_type = str(obj.get("type"))
@@ -366,6 +387,11 @@ class Decoder(SplicedDecoder):
             self._backfill(item, ("refusal", ci), part["refusal"])
         elif part.get("type") == "output_text" and isinstance(part.get("text"), str):
             self._backfill(item, ("text", ci), part["text"])
+            annotations = part.get("annotations")
+            if annotations:  # those not already streamed (annotation.added)
+                taken = item.cited.get(ci, 0) if item.cited else 0
+                for annotation in values.seq(self._sink, annotations, "annotations")[taken:]:
+                    self._cite(item, ci, annotation)
         elif part.get("type") == "reasoning_text" and isinstance(part.get("text"), str):
             self._backfill(item, ("content", ci), part["text"])
 
@@ -395,11 +421,7 @@ class Decoder(SplicedDecoder):
             if kind == "refusal":
                 self._refusal = True  # the turn is a refusal (QUIRKS E3)
             if not item.thought:  # this item's text part opens now
-                item.thought = True
-                self._phases.append(item.phase)
-                if any(self._phases):
-                    # gpt-5.x labels messages; the label is sent back with the text on replay
-                    sink.provider_data("message_phases", list(self._phases))
+                self._text_opens(item)
             sink.text(delta, key=item.index)
         elif kind == "args":
             sink.arguments(item.index, delta)
@@ -408,6 +430,60 @@ class Decoder(SplicedDecoder):
                 delta = THINKING_SEPARATOR + delta
             item.thought = True
             sink.thinking(delta, key=item.index)
+
+    def _text_opens(self, item: _Item) -> None:
+        item.thought = True
+        self._phases.append(item.phase)
+        self._ids.append(item.id)
+        if any(self._phases):
+            # gpt-5.x labels messages; the label is sent back with the text on replay
+            self._sink.provider_data("message_phases", list(self._phases))
+        if self._cited:
+            self._sink.provider_data("message_ids", list(self._ids))
+
+    def _annotation(self, event: dict[str, Any]) -> None:
+        """``response.output_text.annotation.added``: one citation, streamed."""
+        index = self._index(event)
+        item = self._items.get(index) if index is not None else None
+        ci, at = event.get("content_index", 0), event.get("annotation_index")
+        if item is None or item.kind != "message" or item.ended or not isinstance(ci, int):
+            self._once(
+                f"annotation:{index}",
+                "An annotation arrived for no open message item; ignored",
+                output_index=index,
+                malformed=True,
+            )
+            return
+        taken = item.cited.get(ci, 0) if item.cited else 0
+        if isinstance(at, int) and not isinstance(at, bool) and at < taken:
+            return  # already taken (a repeated event)
+        self._cite(item, ci, event.get("annotation"))
+
+    def _cite(self, item: _Item, ci: int, annotation: Any) -> None:
+        """One ``output_text`` annotation of content part ``ci`` as a citation of the item's
+        text part. Offsets are in the part's text: the output_text parts before ``ci`` (one
+        TextPart holds them all) shift them."""
+        if item.ended:
+            return
+        if item.cited is None:
+            item.cited = {}
+        item.cited[ci] = item.cited.get(ci, 0) + 1
+        if not isinstance(annotation, dict):
+            self._sink.malformed(
+                "An annotation that is not an object was skipped", excerpt=repr(annotation)[:80]
+            )
+            return
+        shift = sum(
+            sum(map(len, pieces))
+            for (kind, j), pieces in item.texts.items()
+            if j < ci and kind in ("text", "refusal")
+        )
+        if not item.thought:
+            self._text_opens(item)
+        if not self._cited:
+            self._cited = True
+            self._sink.provider_data("message_ids", list(self._ids))
+        self._sink.citation(annotation_citation(annotation, shift), key=item.index)
 
     def _backfill(self, item: _Item, segment: tuple[str, int], final: str) -> None:
         """A segment's complete text: feed what the deltas missed, report a contradiction."""
@@ -491,6 +567,28 @@ class Decoder(SplicedDecoder):
         self._once(etype, f"Unknown event type {etype!r} ignored", event_type=etype)
 
 
+def _offset(value: Any, shift: int) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value + shift
+    return None
+
+
+def annotation_citation(raw: dict[str, Any], shift: int = 0) -> Citation:
+    """A Responses ``output_text`` annotation (``url_citation``, ``file_citation``,
+    ``container_file_citation``, ``file_path``) as a :class:`~llmkit.Citation`; ``shift`` moves
+    its ``start_index``/``end_index`` into the whole text part."""
+    url, title = raw.get("url"), raw.get("title", raw.get("filename"))
+    source = raw.get("file_id")
+    return Citation(
+        url=url if isinstance(url, str) else None,
+        title=title if isinstance(title, str) else None,
+        start=_offset(raw.get("start_index"), shift),
+        end=_offset(raw.get("end_index"), shift),
+        source=source if isinstance(source, str) else None,
+        provider_data=dict(raw),
+    )
+
+
 def _id(value: Any) -> str:
     """An item id to look up ("" for none; a non-string id identifies nothing)."""
     return value if isinstance(value, str) else ""
@@ -543,6 +641,7 @@ _HANDLERS: dict[str, _Handler] = {
     "response.content_part.done": Decoder._part_event,
     "response.output_text.delta": _on("message", "text", "delta"),
     "response.output_text.done": _on("message", "text", "text"),
+    "response.output_text.annotation.added": Decoder._annotation,
     "response.refusal.delta": _on("message", "refusal", "delta"),
     "response.refusal.done": _on("message", "refusal", "refusal"),
     "response.reasoning_summary_part.added": Decoder._summary_part,

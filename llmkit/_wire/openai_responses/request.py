@@ -247,16 +247,33 @@ def _assistant_items(
     # gpt-5.x labels each message "commentary" or "final_answer"; OpenAI asks for the label
     # back on replay (dropping it degrades later turns). One entry per TextPart.
     phases = (m.provider_data or {}).get("message_phases") if same else None
+    ids = (m.provider_data or {}).get("message_ids") if same else None
     out: list[dict[str, Any]] = []
     texts = 0
     for i, part in enumerate(m.content):
         if isinstance(part, TextPart):
             phase = phases[texts] if isinstance(phases, list) and texts < len(phases) else None
+            item_id = ids[texts] if isinstance(ids, list) and texts < len(ids) else None
             texts += 1
-            if part.text:
+            annotations = _annotations(part) if same and isinstance(item_id, str) else None
+            if part.text and annotations:
+                # Cited text goes back as the output message it came in, annotations and all.
+                message = {
+                    "type": "message",
+                    "id": item_id,
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [
+                        {"type": "output_text", "text": part.text, "annotations": annotations}
+                    ],
+                }
+                if phase in ("commentary", "final_answer"):
+                    message["phase"] = phase
+                out.append(message)
+            elif part.text:
                 # A plain assistant message: the output-message form would need its msg_ id,
                 # which is not resolvable with store=false.
-                message: dict[str, Any] = {"role": "assistant", "content": part.text}
+                message = {"role": "assistant", "content": part.text}
                 if phase in ("commentary", "final_answer"):
                     message["phase"] = phase
                 out.append(message)
@@ -276,6 +293,34 @@ def _assistant_items(
                 out.append(_reasoning_item(part.replay or {}))
         else:
             out.append(_call_item(part, pair_ids, custom_calls))
+    return out
+
+
+# The fields each annotation type takes in a request (openai's ResponseOutputTextParam).
+_ANNOTATION_FIELDS: dict[str, tuple[str, ...]] = {
+    "url_citation": ("type", "url", "title", "start_index", "end_index"),
+    "file_citation": ("type", "file_id", "filename", "index"),
+    "container_file_citation": (
+        *("type", "container_id", "file_id", "filename", "start_index", "end_index"),
+    ),
+    "file_path": ("type", "file_id", "index"),
+}
+
+
+def _annotations(part: TextPart) -> list[dict[str, Any]]:
+    """The part's Responses annotations as ``output_text`` takes them; offsets are the
+    citation's own (in the whole text part, which goes back as one ``output_text``)."""
+    out: list[dict[str, Any]] = []
+    for c in part.citations:
+        raw = c.provider_data or {}
+        kind = raw.get("type")
+        fields = _ANNOTATION_FIELDS.get(kind) if isinstance(kind, str) else None
+        if fields is None:
+            continue  # from another wire
+        annotation = {k: raw[k] for k in fields if k in raw}
+        if "start_index" in annotation and c.start is not None and c.end is not None:
+            annotation["start_index"], annotation["end_index"] = c.start, c.end
+        out.append(annotation)
     return out
 
 

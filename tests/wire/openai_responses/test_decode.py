@@ -205,8 +205,8 @@ def test_calls_in_a_refusal_turn_are_not_executable_E3() -> None:
 def test_unknown_events_are_reported_once_per_type_and_never_crash() -> None:
     body = sse(
         created(),
-        {"type": "response.output_text.annotation.added", "output_index": 0},
-        {"type": "response.output_text.annotation.added", "output_index": 0},
+        {"type": "response.output_text.sparkle.added", "output_index": 0},
+        {"type": "response.output_text.sparkle.added", "output_index": 0},
         {"type": "response.something_new", "payload": [1, 2]},
         "not json at all",
         completed(),
