@@ -21,9 +21,11 @@ and tool calls, so each output item becomes one part. Per item:
 - ``reasoning`` → one ThinkingPart: summary and reasoning-text parts joined by a blank line,
   ``replay={"id", "summary", "encrypted_content"}`` from ``response.output_item.done`` (the
   value on ``.added`` may be incomplete);
-- ``function_call`` → a ToolCall with ``id`` = ``call_id`` and ``replay={"item_id": "fc_…"}``;
-  ``custom_tool_call`` → a ToolCall whose ``raw_arguments`` is the freeform input (not JSON, so
-  its status is not ``complete``), ``replay={"item_id", "type": "custom_tool_call"}``;
+- ``function_call`` → a ToolCall with ``id`` = ``call_id`` and ``replay={"item_id": "fc_…"}``
+  (plus the call's ``namespace`` and ``caller`` when sent, to go back with it);
+- every other call the caller runs (``custom_tool_call``, ``computer_call``, ``shell_call``,
+  ``local_shell_call``, ``apply_patch_call``, ``mcp_approval_request``) → a ToolCall too, as
+  :mod:`.calls` describes (names, arguments, replay); the turn then ends ``tool_use``;
 - any other item — a hosted tool's call or output (web search, file search, code interpreter,
   image generation, MCP, …) — is kept whole, in place, as an opaque ThinkingPart whose
   ``replay["item"]`` is the item as sent (the ``.done`` version once it arrives), to be sent
@@ -43,12 +45,15 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._classify import error_from_body
-from ..._messages import Citation, StopReason, Usage
+from ..._messages import StopReason, Usage
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
 from ..splice import Splice, SplicedDecoder, learn
-from .request import CUSTOM, HOSTED
+from .calls import CALL_TYPES, CUSTOM, call_arguments, call_id, call_name
+from .citations import annotation_citation
+from .items import KNOWN_HOSTED, STREAMED, Item, call_replay, item_kind, reasoning_replay
+from .request import HOSTED
 
 __all__ = ["Decoder", "decode_response"]
 
@@ -56,25 +61,6 @@ INCOMPLETE: dict[str, StopReason] = {
     "max_output_tokens": "length",
     "content_filter": "content_filter",
 }
-KINDS = frozenset({"message", "reasoning", "function_call", CUSTOM})
-# Hosted-tool items (the output items the SDK's input union also takes back): kept and
-# replayed without a report. Any other item type is kept too, and reported once.
-KNOWN_HOSTED = frozenset(
-    {
-        "web_search_call",
-        "file_search_call",
-        "computer_call",
-        "code_interpreter_call",
-        "image_generation_call",
-        "local_shell_call",
-        "shell_call",
-        "apply_patch_call",
-        "mcp_call",
-        "mcp_list_tools",
-        "mcp_approval_request",
-        "tool_search_call",
-    }
-)
 THINKING_SEPARATOR = "\n\n"  # between the summary / reasoning-text parts of one item
 # Events that carry nothing the assembler needs beyond what their siblings carry.
 _QUIET = frozenset({"response.queued"})
@@ -100,25 +86,6 @@ def _usage(sink: DeltaSink, value: Any) -> Usage | None:
     )
 
 
-class _Item:
-    """One output item, by output index."""
-
-    __slots__ = ("cited", "ended", "id", "index", "kind", "phase", "texts", "thought")
-
-    def __init__(self, index: int, kind: str) -> None:
-        self.index = index
-        self.kind = kind
-        self.id: str | None = None  # the item's id (a message with citations is sent back by it)
-        self.cited: dict[int, int] | None = None  # content index → annotations taken
-        # the text received per segment, as pieces joined only when a done event needs it:
-        # ("text" | "refusal", content_index), ("summary", summary_index),
-        # ("content", content_index), ("args", 0)
-        self.texts: dict[tuple[str, int], list[str]] = {}
-        self.thought = False  # some text was emitted (a reasoning part needs a separator)
-        self.phase: str | None = None  # a message's "commentary" / "final_answer" label
-        self.ended = False
-
-
 class Decoder(SplicedDecoder):
     """Streamed Responses: SSE events → neutral deltas (see the module docstring)."""
 
@@ -139,7 +106,7 @@ class Decoder(SplicedDecoder):
     def __init__(self, sink: DeltaSink, model: Model) -> None:
         super().__init__(sink)
         self._model = model
-        self._items: dict[int, _Item] = {}
+        self._items: dict[int, Item] = {}
         self._by_id: dict[str, int] = {}  # item_id → output_index, for events without an index
         self._calls = 0
         self._phases: list[str | None] = []  # per text part, in content order
@@ -268,7 +235,7 @@ class Decoder(SplicedDecoder):
             if index is None:
                 known = self._items.get(position)
                 # ids may rotate between events (Copilot): fall back to position and type
-                if known is not None and known.kind != _kind(obj):
+                if known is not None and known.kind != item_kind(obj):
                     continue
                 index = position
             self._item_done(obj, index)
@@ -281,11 +248,11 @@ class Decoder(SplicedDecoder):
             return index
         return self._by_id.get(_id(event.get("item_id")))
 
-    def _item(self, index: int, kind: str) -> _Item:
+    def _item(self, index: int, kind: str) -> Item:
         item = self._items.get(index)
         if item is None:  # a delta for an item never announced: create it implicitly
-            item = self._items[index] = _Item(index, kind)
-            if kind in ("function_call", CUSTOM):
+            item = self._items[index] = Item(index, kind)
+            if kind in CALL_TYPES:
                 self._calls += 1
         return item
 
@@ -295,7 +262,7 @@ class Decoder(SplicedDecoder):
         if isinstance(obj, dict) and index is not None:
             self._item_added(obj, index)
 
-    def _item_added(self, obj: dict[str, Any], index: int) -> _Item:
+    def _item_added(self, obj: dict[str, Any], index: int) -> Item:
         item_id = obj.get("id")
         if isinstance(item_id, str) and item_id:
             self._by_id[item_id] = index
@@ -304,7 +271,7 @@ class Decoder(SplicedDecoder):
         existing = self._items.get(index)
         if existing is not None:
             return existing
-        kind = _kind(obj)
+        kind = item_kind(obj)
         item = self._item(index, kind)
         if isinstance(item_id, str) and item_id:
             item.id = item_id
@@ -318,17 +285,8 @@ class Decoder(SplicedDecoder):
                     item_type=item_type,
                 )
             sink.thinking(key=index, replay={HOSTED: dict(obj)})  # opened now: keeps its place
-        elif kind in ("function_call", CUSTOM):
-            replay: dict[str, Any] = {"item_id": item_id} if item_id else {}
-            if kind == CUSTOM:
-                replay["type"] = CUSTOM
-            sink.tool_call(
-                index,
-                obj.get("call_id") or None,
-                obj.get("name") or None,
-                None,
-                replay=replay or None,
-            )
+        elif kind in CALL_TYPES:
+            sink.tool_call(index, call_id(obj), call_name(obj), None, replay=call_replay(obj))
         elif kind == "message" and isinstance(obj.get("phase"), str):
             item.phase = obj["phase"]
         elif kind == "reasoning" and item_id:
@@ -348,41 +306,45 @@ class Decoder(SplicedDecoder):
         item = self._item_added(obj, index)
         if item.ended:
             return
-        self._fill(obj, item)
+        if item.kind in CALL_TYPES and item_kind(obj) == item.kind:
+            self._sink.tool_call(index, replay=call_replay(obj))  # the complete envelope
+        self._fill(obj, item, done=True)
         item.ended = True
         sink = self._sink
         if item.kind == "message":
             sink.end_text(index)
         elif item.kind == "reasoning":
-            sink.thinking(key=index, replay=_reasoning_replay(obj))
+            sink.thinking(key=index, replay=reasoning_replay(obj))
             sink.end_thinking(index)
         elif item.kind == "hosted":
-            if _kind(obj) == "hosted":  # the complete item replaces the one .added announced
+            if item_kind(obj) == "hosted":  # the complete item replaces the one .added announced
                 sink.thinking(key=index, replay={HOSTED: dict(obj)})
             sink.end_thinking(index)
         else:
             sink.end_tool_call(index)
 
-    def _fill(self, obj: dict[str, Any], item: _Item) -> None:
+    def _fill(self, obj: dict[str, Any], item: Item, *, done: bool = False) -> None:
         """Back-fill an item from its complete form (``.added`` with content, ``.done``)."""
         kind = item.kind
-        if kind == "message" and _kind(obj) == "message":
+        if kind == "message" and item_kind(obj) == "message":
             for ci, part in enumerate(values.seq(self._sink, obj.get("content"), "content")):
                 if isinstance(part, dict):
                     self._fill_part(item, ci, part)
-        elif kind == "reasoning" and _kind(obj) == "reasoning":
+        elif kind == "reasoning" and item_kind(obj) == "reasoning":
             for si, part in enumerate(values.seq(self._sink, obj.get("summary"), "summary")):
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     self._backfill(item, ("summary", si), part["text"])
             for ci, part in enumerate(values.seq(self._sink, obj.get("content"), "content")):
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     self._backfill(item, ("content", ci), part["text"])
-        elif kind in ("function_call", CUSTOM) and _kind(obj) == kind:
-            value = obj.get("arguments" if kind == "function_call" else "input")
-            if isinstance(value, str):
+        elif kind in CALL_TYPES and item_kind(obj) == kind:
+            # A structured call's arguments are whole only on .done (a shell call's commands
+            # stream as shell_call_command events, which the .done item sums up).
+            value = call_arguments(obj) if done or kind in ("function_call", CUSTOM) else None
+            if value is not None:
                 self._backfill(item, ("args", 0), value)
 
-    def _fill_part(self, item: _Item, ci: int, part: dict[str, Any]) -> None:
+    def _fill_part(self, item: Item, ci: int, part: dict[str, Any]) -> None:
         if part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
             self._backfill(item, ("refusal", ci), part["refusal"])
         elif part.get("type") == "output_text" and isinstance(part.get("text"), str):
@@ -397,7 +359,7 @@ class Decoder(SplicedDecoder):
 
     # -- deltas ---------------------------------------------------------------------------
 
-    def _emit(self, item: _Item, segment: tuple[str, int], delta: str) -> None:
+    def _emit(self, item: Item, segment: tuple[str, int], delta: str) -> None:
         """Feed ``delta`` for one segment of ``item`` to the assembler."""
         if not delta:
             return
@@ -431,7 +393,7 @@ class Decoder(SplicedDecoder):
             item.thought = True
             sink.thinking(delta, key=item.index)
 
-    def _text_opens(self, item: _Item) -> None:
+    def _text_opens(self, item: Item) -> None:
         item.thought = True
         self._phases.append(item.phase)
         self._ids.append(item.id)
@@ -459,7 +421,7 @@ class Decoder(SplicedDecoder):
             return  # already taken (a repeated event)
         self._cite(item, ci, event.get("annotation"))
 
-    def _cite(self, item: _Item, ci: int, annotation: Any) -> None:
+    def _cite(self, item: Item, ci: int, annotation: Any) -> None:
         """One ``output_text`` annotation of content part ``ci`` as a citation of the item's
         text part. Offsets are in the part's text: the output_text parts before ``ci`` (one
         TextPart holds them all) shift them."""
@@ -485,7 +447,7 @@ class Decoder(SplicedDecoder):
             self._sink.provider_data("message_ids", list(self._ids))
         self._sink.citation(annotation_citation(annotation, shift), key=item.index)
 
-    def _backfill(self, item: _Item, segment: tuple[str, int], final: str) -> None:
+    def _backfill(self, item: Item, segment: tuple[str, int], final: str) -> None:
         """A segment's complete text: feed what the deltas missed, report a contradiction."""
         pieces = item.texts.get(segment)
         have = "".join(pieces) if pieces else ""
@@ -561,32 +523,16 @@ class Decoder(SplicedDecoder):
     def _unknown_event(self, event: dict[str, Any]) -> None:
         index = self._index(event)
         item = self._items.get(index) if index is not None else None
-        if item is not None and item.kind == "hosted":
-            return  # progress of a hosted item (web search, image generation): in the item
+        if item is not None and item.kind not in STREAMED:
+            # progress of a hosted item (web search, image generation) or of a structured call
+            # (shell_call_command.*): the complete item carries it
+            return
         etype = str(event.get("type"))
         self._once(etype, f"Unknown event type {etype!r} ignored", event_type=etype)
 
 
-def _offset(value: Any, shift: int) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value + shift
-    return None
-
-
-def annotation_citation(raw: dict[str, Any], shift: int = 0) -> Citation:
-    """A Responses ``output_text`` annotation (``url_citation``, ``file_citation``,
-    ``container_file_citation``, ``file_path``) as a :class:`~llmkit.Citation`; ``shift`` moves
-    its ``start_index``/``end_index`` into the whole text part."""
-    url, title = raw.get("url"), raw.get("title", raw.get("filename"))
-    source = raw.get("file_id")
-    return Citation(
-        url=url if isinstance(url, str) else None,
-        title=title if isinstance(title, str) else None,
-        start=_offset(raw.get("start_index"), shift),
-        end=_offset(raw.get("end_index"), shift),
-        source=source if isinstance(source, str) else None,
-        provider_data=dict(raw),
-    )
+_Handler = Callable[[Decoder, dict[str, Any]], None]
+_ARGUMENTS_DELTA = "response.function_call_arguments.delta"
 
 
 def _id(value: Any) -> str:
@@ -599,26 +545,6 @@ def _response_id(event: dict[str, Any]) -> str | None:
     if isinstance(response, dict) and isinstance(response.get("id"), str):
         return response["id"] or None
     return None
-
-
-def _kind(obj: dict[str, Any]) -> str:
-    kind = obj.get("type")
-    return kind if isinstance(kind, str) and kind in KINDS else "hosted"
-
-
-def _reasoning_replay(obj: dict[str, Any]) -> dict[str, Any]:
-    replay: dict[str, Any] = {}
-    if isinstance(obj.get("id"), str) and obj["id"]:
-        replay["id"] = obj["id"]
-    summary = obj.get("summary")
-    replay["summary"] = summary if isinstance(summary, list) else []
-    if isinstance(obj.get("encrypted_content"), str) and obj["encrypted_content"]:
-        replay["encrypted_content"] = obj["encrypted_content"]
-    return replay
-
-
-_Handler = Callable[[Decoder, dict[str, Any]], None]
-_ARGUMENTS_DELTA = "response.function_call_arguments.delta"
 
 
 def _on(kind: str, segment: str, key: str) -> _Handler:
