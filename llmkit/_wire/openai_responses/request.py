@@ -338,8 +338,8 @@ def _call_item(call: ToolCall, pair_ids: bool, calls: dict[str, ToolCall]) -> di
         calls[call.id] = call
         return other
     item: dict[str, Any]
-    if replay.get("type") == CUSTOM:
-        # A freeform (custom tool) call: its input is plain text, not JSON arguments.
+    if replay.get("type") in (CUSTOM, "custom"):
+        # A freeform (custom tool) call, from this wire or Chat: its input is plain text.
         calls[call.id] = call
         item = {"type": CUSTOM, "call_id": call.id, "name": call.name, "input": call.raw_arguments}
     else:
