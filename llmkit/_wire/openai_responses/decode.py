@@ -45,7 +45,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._classify import error_from_body
-from ..._messages import StopReason, Usage
+from ..._messages import StopReason
 from ..._models import Model
 from .. import values
 from ..contract import DeltaSink, Frame
@@ -54,6 +54,7 @@ from .calls import CALL_TYPES, CUSTOM, call_arguments, call_id, call_name
 from .citations import annotation_citation
 from .items import KNOWN_HOSTED, STREAMED, Item, call_replay, item_kind, reasoning_replay
 from .request import HOSTED
+from .usage import response_usage
 
 __all__ = ["Decoder", "decode_response"]
 
@@ -64,26 +65,6 @@ INCOMPLETE: dict[str, StopReason] = {
 THINKING_SEPARATOR = "\n\n"  # between the summary / reasoning-text parts of one item
 # Events that carry nothing the assembler needs beyond what their siblings carry.
 _QUIET = frozenset({"response.queued"})
-
-
-def _usage(sink: DeltaSink, value: Any) -> Usage | None:
-    u = values.obj(sink, value, "usage")
-    if u is None:
-        return None
-    # input_tokens counts every input token (cache reads and writes are parts of it) and
-    # output_tokens includes reasoning tokens: already llmkit's convention. A count that was
-    # not reported stays None, never guessed (J1).
-    details = values.obj(sink, u.get("input_tokens_details"), "usage.input_tokens_details") or {}
-    out = values.obj(sink, u.get("output_tokens_details"), "usage.output_tokens_details") or {}
-    return Usage(
-        input=values.count(sink, u.get("input_tokens"), "usage.input_tokens"),
-        output=values.count(sink, u.get("output_tokens"), "usage.output_tokens"),
-        cache_read=values.count(sink, details.get("cached_tokens"), "usage.cached_tokens"),
-        cache_write=values.count(
-            sink, details.get("cache_write_tokens"), "usage.cache_write_tokens"
-        ),
-        reasoning=values.count(sink, out.get("reasoning_tokens"), "usage.reasoning_tokens"),
-    )
 
 
 class Decoder(SplicedDecoder):
@@ -221,13 +202,15 @@ class Decoder(SplicedDecoder):
         self._sink.fail(error_from_body({"error": err}, provider=self._model.provider))
 
     def _usage(self, response: dict[str, Any]) -> None:
-        usage = _usage(self._sink, response.get("usage"))
+        usage = response_usage(self._sink, response.get("usage"))
         if usage is not None:
             self._sink.usage(usage)
 
     def _reconcile(self, response: dict[str, Any]) -> None:
         """Back-fill from the terminal event's ``output``: items never streamed, or not
-        finished, are completed from it (a server may send only the final response)."""
+        finished, are completed from it (a server may send only the final response). A
+        structured call that is in neither (only ``.added`` came) takes its arguments from
+        ``.added``."""
         for position, obj in enumerate(values.seq(self._sink, response.get("output"), "output")):
             if not isinstance(obj, dict):
                 continue
@@ -239,6 +222,11 @@ class Decoder(SplicedDecoder):
                     continue
                 index = position
             self._item_done(obj, index)
+        for item in self._items.values():
+            if item.added is not None and not item.ended and ("args", 0) not in item.texts:
+                value = call_arguments(item.added)
+                if value is not None:
+                    self._backfill(item, ("args", 0), value)
 
     # -- items ----------------------------------------------------------------------------
 
@@ -287,6 +275,8 @@ class Decoder(SplicedDecoder):
             sink.thinking(key=index, replay={HOSTED: dict(obj)})  # opened now: keeps its place
         elif kind in CALL_TYPES:
             sink.tool_call(index, call_id(obj), call_name(obj), None, replay=call_replay(obj))
+            if kind not in STREAMED:
+                item.added = obj
         elif kind == "message" and isinstance(obj.get("phase"), str):
             item.phase = obj["phase"]
         elif kind == "reasoning" and item_id:

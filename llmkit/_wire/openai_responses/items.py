@@ -54,7 +54,7 @@ STREAMED = frozenset({"message", "reasoning", "function_call", CUSTOM})
 class Item:
     """One output item, by output index."""
 
-    __slots__ = ("cited", "ended", "id", "index", "kind", "phase", "texts", "thought")
+    __slots__ = ("added", "cited", "ended", "id", "index", "kind", "phase", "texts", "thought")
 
     def __init__(self, index: int, kind: str) -> None:
         self.index = index
@@ -68,6 +68,8 @@ class Item:
         self.thought = False  # some text was emitted (a reasoning part needs a separator)
         self.phase: str | None = None  # a message's "commentary" / "final_answer" label
         self.ended = False
+        # a structured call as .added announced it: its arguments if no .done ever comes
+        self.added: dict[str, Any] | None = None
 
 
 def item_kind(obj: dict[str, Any]) -> str:

@@ -383,3 +383,19 @@ def test_a_turn_with_a_hosted_item_and_a_client_call_keeps_both_in_order() -> No
     (sent_search, sent_call, _), _ = request_items(msg, result(call))
     assert sent_search == search
     assert sent_call == {k: v for k, v in item.items() if k != "id"}  # no reasoning (F4)
+
+
+@pytest.mark.parametrize("kind", sorted(set(CASES) - {"custom_tool_call"}))
+def test_a_call_announced_only_by_added_still_has_its_arguments(kind: str) -> None:
+    # No .done and a terminal event whose output omits it: .added is all there is.
+    item, name, arguments, _ = CASES[kind]
+    body = sse(
+        {"type": "response.created", "response": {**response([]), "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": response([])},
+    )
+    msg = replay(body, MODEL)[-1].message  # type: ignore[union-attr]
+    (call,) = msg.content
+    assert isinstance(call, llmkit.ToolCall)
+    assert (call.name, call.arguments) == (name, arguments)
+    assert msg.stop_reason == "tool_use"
