@@ -72,7 +72,10 @@ def _usage(sink: DeltaSink, u: dict[str, Any]) -> Usage:
     cached = count(sink, pd.get("cached_tokens"), "usage.cached_tokens")
     if cached is None:  # DeepSeek
         cached = count(sink, u.get("prompt_cache_hit_tokens"), "usage.prompt_cache_hit_tokens")
-    return Usage(input=prompt, output=output, cache_read=cached, reasoning=reasoning)
+    written = count(sink, pd.get("cache_write_tokens"), "usage.cache_write_tokens")
+    return Usage(
+        input=prompt, output=output, cache_read=cached, cache_write=written, reasoning=reasoning
+    )
 
 
 class Decoder(SplicedDecoder):

@@ -62,6 +62,12 @@ INCOMPLETE: dict[str, StopReason] = {
     "max_output_tokens": "length",
     "content_filter": "content_filter",
 }
+# What the response says about itself beyond its output and usage, kept in
+# message.provider_data as sent.
+KEPT = (
+    *("service_tier", "moderation", "prompt_cache_diagnostics", "prompt_cache_options"),
+    *("tool_usage", "input_transformations", "access_programs", "image"),
+)
 THINKING_SEPARATOR = "\n\n"  # between the summary / reasoning-text parts of one item
 # Events that carry nothing the assembler needs beyond what their siblings carry.
 _QUIET = frozenset({"response.queued"})
@@ -202,9 +208,13 @@ class Decoder(SplicedDecoder):
         self._sink.fail(error_from_body({"error": err}, provider=self._model.provider))
 
     def _usage(self, response: dict[str, Any]) -> None:
+        """The terminal response's usage, and what it says about the response (``KEPT``)."""
         usage = response_usage(self._sink, response.get("usage"))
         if usage is not None:
             self._sink.usage(usage)
+        for key in KEPT:
+            if response.get(key) is not None:
+                self._sink.provider_data(key, response[key])
 
     def _reconcile(self, response: dict[str, Any]) -> None:
         """Back-fill from the terminal event's ``output``: items never streamed, or not

@@ -40,7 +40,8 @@ def whole(message: dict[str, Any], finish: str, **extra: Any) -> dict[str, Any]:
     choice = {"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}
     if "logprobs" in extra:
         choice["logprobs"] = extra.pop("logprobs")
-    body = {**HEAD, "object": "chat.completion", "choices": [choice], "usage": USAGE, **extra}
+    body = {**HEAD, "object": "chat.completion", "choices": [choice], "usage": USAGE}
+    body.update(extra)
     ChatCompletion.model_validate(body)
     return body
 
@@ -252,3 +253,10 @@ def test_argument_chunks_with_logprobs_still_gather_every_token() -> None:
     (call,) = msg.content
     assert isinstance(call, llmkit.ToolCall) and call.arguments == {"city": "Oslo"}
     assert (msg.provider_data or {})["logprobs"]["content"] == [LOGPROB] * len(pieces)
+
+
+def test_cache_writes_are_usage() -> None:
+    usage = {**USAGE, "prompt_tokens_details": {"cached_tokens": 2, "cache_write_tokens": 5}}
+    msg = llmkit.parse_response(MODEL, whole({"content": "Hi"}, "stop", usage=usage))
+    assert msg.usage is not None
+    assert (msg.usage.cache_read, msg.usage.cache_write) == (2, 5)

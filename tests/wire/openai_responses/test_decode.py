@@ -265,3 +265,20 @@ def test_arguments_for_an_index_never_announced_still_make_a_call_F5() -> None:
     (call,) = msg.tool_calls
     assert call.arguments == {"a": 1} and call.id.startswith("call_")
     assert "tool_call_id_synthesized" in kinds(msg)
+
+
+def test_what_the_response_says_about_itself_is_kept_streamed_and_whole() -> None:
+    about = {
+        "service_tier": "priority",
+        "tool_usage": {"web_search": {"num_requests": 2}},
+        "input_transformations": [
+            {"type": "reasoning", "id": "rs_0", "action": "removed", "reason": "model_mismatch"}
+        ],
+        "prompt_cache_diagnostics": {"type": "cache_hit"},
+    }
+    body = {**RESPONSE, "status": "completed", "usage": USAGE, **about}
+    whole = llmkit.parse_response(MODEL, body)
+    streamed = final(sse(created(), completed(**about)))
+    for msg in (whole, streamed):
+        assert msg.provider_data == about
+        assert msg.diagnostics == []
