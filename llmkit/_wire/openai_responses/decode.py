@@ -9,28 +9,9 @@ Two pure halves, no I/O and no JSON repair:
 Everything is keyed by ``output_index``: argument deltas carry no ``call_id``, which comes only
 on ``response.output_item.added`` (QUIRKS F5), and some servers rotate ``item_id`` between the
 events of one item (GitHub Copilot). The output index is the assembler's key for text, thinking
-and tool calls, so each output item becomes one part. Per item:
-
-- ``message`` → one TextPart: its ``output_text`` parts, or its refusal text (``refusal``
-  parts; the turn then ends with ``stop_reason="refusal"``). The parts' ``annotations``
-  (whole, or streamed as ``response.output_text.annotation.added``; each taken once) are its
-  citations; once there are any, ``message.provider_data["message_ids"]`` keeps the message
-  item ids, one entry per TextPart, so that a cited text goes back as its output message.
-  A message's ``phase`` (``commentary`` / ``final_answer``, gpt-5.x) is kept in
-  ``message.provider_data["message_phases"]``, one entry per TextPart, to be sent back;
-- ``reasoning`` → one ThinkingPart: summary and reasoning-text parts joined by a blank line,
-  ``replay={"id", "summary", "encrypted_content"}`` from ``response.output_item.done`` (the
-  value on ``.added`` may be incomplete);
-- ``function_call`` → a ToolCall with ``id`` = ``call_id`` and ``replay={"item_id": "fc_…"}``
-  (plus the call's ``namespace`` and ``caller`` when sent, to go back with it);
-- every other call the caller runs (``custom_tool_call``, ``computer_call``, ``shell_call``,
-  ``local_shell_call``, ``apply_patch_call``, ``mcp_approval_request``) → a ToolCall too, as
-  :mod:`.calls` describes (names, arguments, replay); the turn then ends ``tool_use``;
-- any other item — a hosted tool's call or output (web search, file search, code interpreter,
-  image generation, MCP, …) — is kept whole, in place, as an opaque ThinkingPart whose
-  ``replay["item"]`` is the item as sent (the ``.done`` version once it arrives), to be sent
-  back verbatim to the same model; its progress events carry nothing more. An item type llmkit
-  does not know is kept the same way and reported once (``event_unknown``).
+and tool calls, so each output item becomes one part, as :mod:`.items` describes. A message's
+``output_text`` ``logprobs`` are kept in ``message.provider_data["logprobs"]`` (the tokens of
+every text part, in order).
 
 Every ``.done`` value (``output_text.done``, ``function_call_arguments.done``,
 ``output_item.done``, and the terminal event's ``output``) back-fills what the deltas missed:
@@ -82,6 +63,7 @@ class Decoder(SplicedDecoder):
         "_cited",
         "_ids",
         "_items",
+        "_logprobs",
         "_model",
         "_phases",
         "_refusal",
@@ -99,6 +81,7 @@ class Decoder(SplicedDecoder):
         self._phases: list[str | None] = []  # per text part, in content order
         self._ids: list[str | None] = []  # message item ids, per text part
         self._cited = False  # some text part has citations: message_ids are kept
+        self._logprobs: dict[tuple[int, int], list[Any]] = {}  # by (output, content) index
         self._refusal = False
         self._started = False
 
@@ -349,6 +332,11 @@ class Decoder(SplicedDecoder):
             self._backfill(item, ("refusal", ci), part["refusal"])
         elif part.get("type") == "output_text" and isinstance(part.get("text"), str):
             self._backfill(item, ("text", ci), part["text"])
+            logprobs = part.get("logprobs")
+            if logprobs and isinstance(logprobs, list):  # the part's tokens, once
+                self._logprobs[item.index, ci] = logprobs
+                tokens = [t for key in sorted(self._logprobs) for t in self._logprobs[key]]
+                self._sink.provider_data("logprobs", tokens)
             annotations = part.get("annotations")
             if annotations:  # those not already streamed (annotation.added)
                 taken = item.cited.get(ci, 0) if item.cited else 0

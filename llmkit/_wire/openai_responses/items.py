@@ -1,5 +1,29 @@
 """The output items of a Responses turn as the decoder tracks them: their kinds, and the
-replay data each kind keeps (see :mod:`.decode` for how each kind maps to parts)."""
+replay data each kind keeps. Each output item becomes one part.
+
+Per item (see :mod:`.decode`):
+
+- ``message`` → one TextPart: its ``output_text`` parts, or its refusal text (``refusal``
+  parts; the turn then ends with ``stop_reason="refusal"``). The parts' ``annotations``
+  (whole, or streamed as ``response.output_text.annotation.added``; each taken once) are its
+  citations; once there are any, ``message.provider_data["message_ids"]`` keeps the message
+  item ids, one entry per TextPart, so that a cited text goes back as its output message.
+  A message's ``phase`` (``commentary`` / ``final_answer``, gpt-5.x) is kept in
+  ``message.provider_data["message_phases"]``, one entry per TextPart, to be sent back;
+- ``reasoning`` → one ThinkingPart: summary and reasoning-text parts joined by a blank line,
+  ``replay={"id", "summary", "encrypted_content"}`` from ``response.output_item.done`` (the
+  value on ``.added`` may be incomplete);
+- ``function_call`` → a ToolCall with ``id`` = ``call_id`` and ``replay={"item_id": "fc_…"}``
+  (plus the call's ``namespace`` and ``caller`` when sent, to go back with it);
+- every other call the caller runs (``custom_tool_call``, ``computer_call``, ``shell_call``,
+  ``local_shell_call``, ``apply_patch_call``, ``mcp_approval_request``) → a ToolCall too, as
+  :mod:`.calls` describes (names, arguments, replay); the turn then ends ``tool_use``;
+- any other item — a hosted tool's call or output (web search, file search, code interpreter,
+  image generation, MCP, …) — is kept whole, in place, as an opaque ThinkingPart whose
+  ``replay["item"]`` is the item as sent (the ``.done`` version once it arrives), to be sent
+  back verbatim to the same model; its progress events carry nothing more. An item type llmkit
+  does not know is kept the same way and reported once (``event_unknown``).
+"""
 
 from __future__ import annotations
 

@@ -282,3 +282,26 @@ def test_what_the_response_says_about_itself_is_kept_streamed_and_whole() -> Non
     for msg in (whole, streamed):
         assert msg.provider_data == about
         assert msg.diagnostics == []
+
+
+def test_output_text_logprobs_are_kept_once_per_part_in_order() -> None:
+    hi = [{"token": "Hi", "logprob": -0.1, "bytes": [72, 105], "top_logprobs": []}]
+    yo = [{"token": "Yo", "logprob": -0.3, "bytes": [89, 111], "top_logprobs": []}]
+
+    def message(i: int, text: str, logprobs: list[Any]) -> dict[str, Any]:
+        part = {"type": "output_text", "text": text, "annotations": [], "logprobs": logprobs}
+        return {"type": "message", "id": f"msg_{i}", "role": "assistant", "content": [part]}
+
+    output = [message(0, "Hi", hi), message(1, "Yo", yo)]
+    events: list[dict[str, Any] | str] = [created()]
+    for i, item in enumerate(output):
+        events.append({"type": "response.output_item.added", "output_index": i, "item": item})
+        part = item["content"][0]
+        at = {"output_index": i, "item_id": item["id"], "content_index": 0}
+        events.append({"type": "response.content_part.done", **at, "part": part})
+        events.append({"type": "response.output_item.done", "output_index": i, "item": item})
+    events.append(completed(output))
+    body = {**RESPONSE, "status": "completed", "usage": USAGE, "output": output}
+    for msg in (final(sse(*events)), llmkit.parse_response(MODEL, body)):
+        assert msg.text == "HiYo"
+        assert (msg.provider_data or {})["logprobs"] == hi + yo
