@@ -17,7 +17,9 @@ Per item (see :mod:`.decode`):
   (plus the call's ``namespace`` and ``caller`` when sent, to go back with it);
 - every other call the caller runs (``custom_tool_call``, ``computer_call``, ``shell_call``,
   ``local_shell_call``, ``apply_patch_call``, ``mcp_approval_request``) → a ToolCall too, as
-  :mod:`.calls` describes (names, arguments, replay); the turn then ends ``tool_use``;
+  :mod:`.calls` describes (names, arguments, replay); the turn then ends ``tool_use``. A
+  ``shell_call`` in OpenAI's container (``environment.type == "container_reference"``) is not
+  the caller's to run: it is a hosted item (below);
 - any other item — a hosted tool's call or output (web search, file search, code interpreter,
   image generation, MCP, …) — is kept whole, in place, as an opaque ThinkingPart whose
   ``replay["item"]`` is the item as sent (the ``.done`` version once it arrives), to be sent
@@ -38,6 +40,7 @@ __all__ = [
     "STREAMED",
     "Item",
     "call_replay",
+    "input_form",
     "item_kind",
     "reasoning_replay",
 ]
@@ -55,6 +58,7 @@ KNOWN_HOSTED = frozenset(
         "mcp_call",
         "mcp_list_tools",
         "mcp_approval_response",
+        "shell_call",  # in OpenAI's container (item_kind)
         "tool_search_call",
         "tool_search_output",
         "additional_tools",
@@ -96,9 +100,25 @@ class Item:
         self.added: dict[str, Any] | None = None
 
 
+def input_form(item: dict[str, Any]) -> dict[str, Any]:
+    """A kept output item as the request's input union takes it back: without the fields only
+    a response has (``created_by``; a ``custom_tool_call_output``'s ``status``)."""
+    drop = ("created_by", "status") if item.get("type") == "custom_tool_call_output" else None
+    if drop is None and "created_by" not in item:
+        return item
+    return {k: v for k, v in item.items() if k not in (drop or ("created_by",))}
+
+
 def item_kind(obj: dict[str, Any]) -> str:
     kind = obj.get("type")
+    if kind == "shell_call" and _hosted_shell(obj.get("environment")):
+        return "hosted"  # run by OpenAI in its container: its output follows in the response
     return kind if isinstance(kind, str) and kind in KINDS else "hosted"
+
+
+def _hosted_shell(environment: Any) -> bool:
+    """A shell call's ``environment`` that is not the caller's (``container_reference``)."""
+    return isinstance(environment, dict) and environment.get("type") not in (None, "local")
 
 
 def call_replay(obj: dict[str, Any]) -> dict[str, Any] | None:

@@ -66,7 +66,7 @@ from ..prepare import Prepared, arguments_json
 from ..skeleton import Origin, build_body, strict_refused
 from .calls import CUSTOM, call_input_item, call_output_item
 from .citations import output_annotations
-from .items import PASSED_BACK
+from .items import PASSED_BACK, input_form
 
 __all__ = ["HOSTED", "build", "headers", "url"]
 
@@ -292,7 +292,7 @@ def _assistant_items(
                         item_type=item.get("type"),
                     )
                 elif same:  # a hosted tool's item, verbatim and in place
-                    out.append(item)
+                    out.append(input_form(item))
             elif i in kept:
                 out.append(_reasoning_item(part.replay or {}))
         else:

@@ -399,3 +399,37 @@ def test_a_call_announced_only_by_added_still_has_its_arguments(kind: str) -> No
     assert isinstance(call, llmkit.ToolCall)
     assert (call.name, call.arguments) == (name, arguments)
     assert msg.stop_reason == "tool_use"
+
+
+def test_a_shell_call_in_openais_container_is_hosted_not_the_callers_to_run() -> None:
+    call = {
+        **CASES["shell_call"][0],
+        "environment": {"type": "container_reference", "container_id": "cntr_1"},
+    }
+    output = {
+        "type": "shell_call_output",
+        "id": "sho_1",
+        "created_by": "assistant",
+        "call_id": "call_sh",
+        "status": "completed",
+        "output": [{"stdout": "a.py\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}],
+    }
+    text = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "One file.", "annotations": []}],
+    }
+    for item in (call, output, text):
+        OUTPUT_ITEM.validate_python(item)
+    whole = llmkit.parse_response(MODEL, response([call, output, text]))
+    assert [p.type for p in whole.content] == ["thinking", "thinking", "text"]
+    assert whole.stop_reason == "stop"
+    assert whole.diagnostics == []
+    (sent_call, sent_output, _), _ = request_items(whole)
+    # verbatim, to the same model, without what only a response has
+    assert (sent_call, sent_output) == (sent_back(call), sent_back(output))
+    local = {**CASES["shell_call"][0], "environment": {"type": "local"}}
+    (part,) = llmkit.parse_response(MODEL, response([local])).content
+    assert isinstance(part, llmkit.ToolCall)  # the caller's own machine: the caller runs it
