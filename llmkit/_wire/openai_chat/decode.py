@@ -6,7 +6,7 @@ Two pure halves, no I/O and no JSON repair: request building lives in
 :func:`decode_response` does the same for a non-streamed body (one path for both). Server
 quirks are read from ``model.compat`` or recognised from the payload itself.
 
-Besides text, reasoning and ``tool_calls`` (DESIGN §6, "Nothing silently"):
+Besides text, reasoning and ``tool_calls`` (docs/design.md §4, "Report, never guess silently"):
 
 - a ``type: "custom"`` call (``custom: {name, input}``) is a ToolCall whose ``raw_arguments``
   is the freeform ``input`` (not JSON), ``replay={"type": "custom"}``, sent back as a custom

@@ -1,8 +1,9 @@
 """What the openai SDK's ``ChatCompletion`` / ``ChatCompletionChunk`` define beyond text and
-function calls (DESIGN §6, "Nothing silently"): custom tool calls, the legacy ``function_call``,
-``audio``, ``logprobs``, ``service_tier``, ``system_fingerprint``, ``moderation``; streamed (every
-body re-chunked) and whole, each body validated with the SDK's own model first, and what goes
-back validated with its ``CompletionCreateParams`` (no key it does not define)."""
+function calls (docs/design.md §4, "Report, never guess silently"): custom tool calls, the
+legacy ``function_call``, ``audio``, ``logprobs``, ``service_tier``, ``system_fingerprint``,
+``moderation``; streamed (every body re-chunked) and whole, each body validated with the SDK's
+own model first, and what goes back validated with its ``CompletionCreateParams`` (no key it
+does not define)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Client-side calls on the Responses wire (DESIGN §6, "Nothing silently"): every output item
-the caller must act on is a ToolCall, streamed and whole, the turn ends ``tool_use``, and the
-call goes back to the same model as the item it came as, its result as the matching output
-item. Items are validated with the openai SDK's own output-item union first, and the request
-with its ``ResponseCreateParams`` (no key it does not define)."""
+"""Client-side calls on the Responses wire (docs/design.md §4, "Report, never guess
+silently"): every output item the caller must act on is a ToolCall, streamed and whole, the turn
+ends ``tool_use``, and the call goes back to the same model as the item it came as, its result
+as the matching output item. Items are validated with the openai SDK's own output-item union
+first, and the request with its ``ResponseCreateParams`` (no key it does not define)."""
 
 from __future__ import annotations
 
