@@ -296,7 +296,7 @@ def _assistant_items(
             elif i in kept:
                 out.append(_reasoning_item(part.replay or {}))
         else:
-            out.append(_call_item(part, pair_ids, calls))
+            out.append(_call_item(part, pair_ids, calls, same))
     return out
 
 
@@ -331,7 +331,9 @@ def _reasoning_to_replay(m: AssistantMessage, same: bool) -> tuple[set[int], lis
     return kept, dropped
 
 
-def _call_item(call: ToolCall, pair_ids: bool, calls: dict[str, ToolCall]) -> dict[str, Any]:
+def _call_item(
+    call: ToolCall, pair_ids: bool, calls: dict[str, ToolCall], same: bool
+) -> dict[str, Any]:
     replay = call.replay or {}
     other = call_input_item(call, pair_ids)  # computer, shell, patch, MCP approval (.calls)
     if other is not None:
@@ -349,7 +351,7 @@ def _call_item(call: ToolCall, pair_ids: bool, calls: dict[str, ToolCall]) -> di
             "name": call.name,
             "arguments": arguments_json(call),
         }
-    for key in PASSED_BACK:  # namespace, caller, async: back as they came
+    for key in PASSED_BACK if same else ():  # namespace, caller, async: back as they came
         if key in replay:
             item[key] = replay[key]
     item_id = replay.get("item_id")

@@ -433,3 +433,19 @@ def test_a_shell_call_in_openais_container_is_hosted_not_the_callers_to_run() ->
     local = {**CASES["shell_call"][0], "environment": {"type": "local"}}
     (part,) = llmkit.parse_response(MODEL, response([local])).content
     assert isinstance(part, llmkit.ToolCall)  # the caller's own machine: the caller runs it
+
+
+def test_another_models_call_data_is_not_sent_as_namespace_or_caller() -> None:
+    # Anthropic's programmatic tool calling keeps its own "caller" in replay: not this wire's.
+    call = llmkit.ToolCall(
+        id="toolu_1",
+        name="lookup",
+        arguments={},
+        raw_arguments="{}",
+        replay={"caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}},
+    )
+    other = llmkit.AssistantMessage(
+        content=[call], provider="anthropic", api="anthropic-messages", model="claude-sonnet-4-5"
+    )
+    (sent, _), _ = request_items(other, result(call))
+    assert "caller" not in sent and "namespace" not in sent
