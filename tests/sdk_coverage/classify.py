@@ -6,7 +6,11 @@ A probe is decoded twice: with the field (``body``) and without it (``baseline``
   stop reason, citations, ...), or those differ from the baseline's;
 * **kept**: a marker is in what llmkit keeps verbatim (``provider_data`` on the message,
   ``replay`` / ``signature`` on a part, a citation's ``provider_data``), or that differs;
-* **reported**: the message has a diagnostic the baseline has not;
+* **reported**: the message has a diagnostic the baseline has not, or the field is inside an
+  item that is reported (:func:`inherit`);
+* an item probe (a union member or event type, minimal: its fields are probes of their own)
+  that changes nothing and is not reported is one llmkit knows, with nothing of its own to
+  map (llmkit reports the block, item and event types it does not know): mapped;
 * **silent**: none of these — the field was dropped without a word;
 * **crash**: llmkit raised, the SDK refused the probe, the message did not survive its own JSON,
   or ``build_request`` could not send it back. (A whole body that is a provider error raises a
@@ -19,6 +23,7 @@ counts the kept probes whose marker is in that request's body.
 from __future__ import annotations
 
 import json
+import re
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -27,9 +32,10 @@ import llmkit
 
 from .wires import Probe
 
-__all__ = ["Outcome", "run"]
+__all__ = ["Outcome", "inherit", "run"]
 
 KEPT_KEYS = ("provider_data", "replay", "signature")
+QUIET = "read quietly"
 
 
 @dataclass
@@ -125,4 +131,25 @@ def run(model: llmkit.Model, probe: Probe) -> Outcome:
         return Outcome(probe, "kept", replayed=replayed)
     if _diagnostics(message) - _diagnostics(base):
         return Outcome(probe, "reported")
+    if probe.variant.value == "item":  # a known item or event type, nothing of its own
+        return Outcome(probe, "mapped", detail=QUIET)
     return Outcome(probe, "silent")
+
+
+def inherit(outcomes: list[Outcome]) -> list[Outcome]:
+    """A silent field (or quiet item) inside an item that is itself reported (a block type
+    llmkit drops with a diagnostic) is covered by that report: reported, too."""
+    by_id = {o.probe.id: o for o in outcomes}
+    for o in outcomes:
+        if o.kind != "silent" and o.detail != QUIET:
+            continue
+        wire, mode, path = o.probe.id.split(":", 2)
+        for cut in (m.end() for m in _ITEM.finditer(path)):
+            parent = by_id.get(f"{wire}:{mode}:{path[:cut]}")
+            if parent is not None and parent is not o and parent.kind == "reported":
+                o.kind, o.detail = "reported", f"inside {parent.probe.id}"
+                break
+    return outcomes
+
+
+_ITEM = re.compile(r"\[[^\]]*\]")

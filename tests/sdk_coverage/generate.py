@@ -7,7 +7,8 @@ rest of it minimal (required fields only, plain values). Unions are enumerated m
 and every value of a closed vocabulary (a ``Literal`` or an enum) is a variant of its own, so a
 new SDK release that adds a block type, a field or a stop reason adds probes by itself.
 
-Markers are unique leaf values (strings ``Mk000123``, integers ``910123``, floats ``123.5``),
+Markers are unique leaf values (strings ``Mk000123``, integers ``910123``, floats ``123.5``,
+timestamps in 2031),
 easy to look for in what llmkit made of the body. ``Mk`` strings are valid base64, so they also
 fit blob and signature fields. Plain values (``"plain"``, ``0``, ``False``, the first literal)
 fill everything else; ``0`` leaves sums of counts (usage) equal to the one marked count.
@@ -83,6 +84,10 @@ class Markers:
 
     def number(self) -> float:
         return next(self._count) + 0.5
+
+    def moment(self) -> str:
+        """A marked timestamp (year 2031, the marker in its microseconds)."""
+        return f"2031-01-01T00:00:00.{next(self._count):06d}Z"
 
 
 # -- pydantic ------------------------------------------------------------------------------------
@@ -165,7 +170,7 @@ def _leaf(tp: Any, marks: Markers | None) -> Any:
     if tp is bytes:
         return marks.text() if marks else "cGxhaW4="  # base64 text on the wire
     if tp is datetime.datetime:
-        return "2026-01-01T00:00:00Z"
+        return marks.moment() if marks else "2026-01-01T00:00:00Z"
     if tp is str:
         return marks.text() if marks else "plain"
     # object, Any, a JSON value: an object holding one marked string
@@ -178,6 +183,8 @@ def filled(tp: Any, marks: Markers, depth: int = 0) -> Any:
     members = _members(tp)
     if len(members) > 1:
         models = [m for m in members if _is_model(m)]
+        if not models and str in members:  # an open vocabulary (known names | str): a marker
+            return marks.text()
         return filled(models[0] if models else members[0], marks, depth)
     vocabulary = _vocabulary(tp)
     if vocabulary is not None:
@@ -210,7 +217,7 @@ def _markers_in(value: Any) -> set[Any]:
         return set().union(*(_markers_in(v) for v in value.values())) if value else set()
     if isinstance(value, list):
         return set().union(*(_markers_in(v) for v in value)) if value else set()
-    if isinstance(value, str) and value.startswith("Mk"):
+    if isinstance(value, str) and value.startswith(("Mk", "2031-")):
         return {value}
     if isinstance(value, int) and not isinstance(value, bool) and value > 910000:
         return {value}
@@ -378,7 +385,7 @@ def shape_variants(
                 pass  # each of its members is an item probe of its own, one level down
             elif union or listed:  # the member itself, minimal: an item probe
                 item = [_shape_plain(inner)] if listed else _shape_plain(inner)
-                empty = [] if listed else _ABSENT
+                empty = [] if listed and not union else _ABSENT  # a union: no member at all
                 item_path = path if union else f"{path}[]"
                 yield _set(base, name, item, empty, item_path, value="item", required=required)
             for variant in shape_variants(

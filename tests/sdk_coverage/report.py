@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .classify import Outcome, run
+from .classify import Outcome, inherit, run
 from .wires import WIRES
 
 __all__ = ["KINDS", "PACKAGES", "collect", "silent_lines", "table"]
@@ -14,7 +14,7 @@ KINDS = ("mapped", "kept", "reported", "silent", "crash")
 
 def collect() -> list[Outcome]:
     """Every probe of every wire, run."""
-    return [run(wire.model, probe) for wire in WIRES for probe in wire.probes()]
+    return inherit([run(wire.model, probe) for wire in WIRES for probe in wire.probes()])
 
 
 def table(outcomes: list[Outcome]) -> str:

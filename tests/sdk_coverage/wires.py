@@ -303,7 +303,9 @@ def _anthropic_probes() -> Iterator[Probe]:
                     events.append(event)
                 if (block and kind != "content_block_stop") or kind == "content_block_start":
                     events.append({"type": "content_block_stop", "index": 0})
-                if kind != "message_delta":
+                if kind not in ("message_delta", "message_start"):
+                    # a message_start's stop reason and usage are what the probe is about:
+                    # no message_delta overrides them (programmatic tool calling sends them so)
                     events.append(delta)
                 if kind != "message_stop":
                     events.append(stop)
@@ -441,31 +443,20 @@ def _bedrock_probes() -> Iterator[Probe]:
         )
 
 
+def _model(name: str, **update: Any) -> llmkit.Model:
+    """A catalogue model (its prices make ``Usage.cost``, which some fields change)."""
+    return llmkit.get_model(name).model_copy(update=update)
+
+
 WIRES = [
-    Wire(
-        "responses",
-        llmkit.Model(provider="openai", id="gpt-5", api="openai-responses", reasoning=True),
-        _responses_probes,
-    ),
-    Wire("chat", llmkit.Model(provider="openai", id="gpt-4o", api="openai-chat"), _chat_probes),
-    Wire(
-        "anthropic",
-        llmkit.Model(
-            provider="anthropic", id="claude-sonnet-4-5", api="anthropic-messages", reasoning=True
-        ),
-        _anthropic_probes,
-    ),
-    Wire(
-        "gemini",
-        llmkit.Model(provider="google", id="gemini-2.5-flash", api="gemini", reasoning=True),
-        _gemini_probes,
-    ),
+    Wire("responses", _model("openai/gpt-5", api="openai-responses"), _responses_probes),
+    Wire("chat", _model("openai/gpt-4o"), _chat_probes),
+    Wire("anthropic", _model("anthropic/claude-sonnet-4-5"), _anthropic_probes),
+    Wire("gemini", _model("google/gemini-2.5-flash"), _gemini_probes),
     Wire(
         "bedrock",
-        llmkit.Model(
-            provider="bedrock",
-            id="us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-            api="bedrock-converse",
+        _model(
+            "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
             base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
         ),
         _bedrock_probes,
