@@ -221,8 +221,6 @@ def _messages(
         user=lambda m: _user_content(m.content, model, diags),
         assistant=lambda m: _assistant(m, model, diags),
         result=lambda m: [_tool_result(m, model, diags)],
-        orphan=lambda m: _orphan_result(m, model, diags),
-        call_ids=lambda blocks: {b["id"] for b in blocks if b.get("type") == "tool_use"},
     )
 
 
@@ -284,25 +282,6 @@ def _tool_result(m: ToolResultMessage, model: Model, diags: list[Diagnostic]) ->
     if m.is_error:
         block["is_error"] = True
     return block
-
-
-def _orphan_result(
-    m: ToolResultMessage, model: Model, diags: list[Diagnostic]
-) -> list[dict[str, Any]]:
-    diags.append(
-        Diagnostic(
-            kind="orphan_tool_call",
-            message="A tool result answered no tool call of the turn before it; sent as text",
-            tool_call_id=m.tool_call_id,
-            details={"name": m.tool_name, "result_without_call": True},
-        )
-    )
-    status = " (error)" if m.is_error else ""
-    head = {
-        "type": "text",
-        "text": f"[result of tool call {m.tool_call_id} ({m.tool_name}){status}]",
-    }
-    return [head, *_user_content(m.content, model, diags)]
 
 
 # The fields each citation type takes in a request (anthropic.types.TextCitationParam); the
