@@ -222,8 +222,8 @@ class Model(BaseModel):
         max_output_tokens: Output limit, when known (used as the default ``max_tokens``
             where the wire API requires one).
         cost: Prices per million tokens.
-        compat: Quirk flags, of the type of the model's ``api`` (DESIGN §2): OpenAI-compatible
-            server flags (:class:`OpenAIChatCompat`, ``openai-chat``;
+        compat: Quirk flags, of the type of the model's ``api`` (docs/design.md §3):
+            OpenAI-compatible server flags (:class:`OpenAIChatCompat`, ``openai-chat``;
             :class:`OpenAIResponsesCompat`, ``openai-responses``), Claude's thinking and
             sampling behaviour (:class:`AnthropicCompat`, ``anthropic-messages`` and
             ``bedrock-converse``); ``None`` for Gemini. A dict sets fields over the provider

@@ -223,7 +223,7 @@ def test_servers_doc_is_generated_from_the_profiles() -> None:
 
 
 def test_each_wire_has_its_own_flags_type() -> None:
-    # The flags of a Model are its wire's (DESIGN §2): a Responses model holds the profile's
+    # The flags of a Model are its wire's (docs/design.md §3): a Responses model holds the profile's
     # flags that wire reads, not the Chat Completions ones it never sends.
     chat = llmkit.Model(provider="openai", id="x", api="openai-chat")
     responses = llmkit.Model(provider="openai", id="x", api="openai-responses")

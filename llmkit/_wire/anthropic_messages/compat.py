@@ -1,6 +1,6 @@
 """The ``anthropic-messages`` wire's quirk flags: how a Claude model takes thinking and sampling
 parameters (``Model.compat`` of an ``api="anthropic-messages"`` model, and of a Claude model on
-``api="bedrock-converse"``, which sends the same model's parameters, DESIGN §2)."""
+``api="bedrock-converse"``, which sends the same model's parameters, docs/design.md §3)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The ``openai-chat`` wire's quirk flags: how each OpenAI-compatible server bends the Chat
-Completions wire (``Model.compat`` of an ``api="openai-chat"`` model, DESIGN §2).
+Completions wire (``Model.compat`` of an ``api="openai-chat"`` model, docs/design.md §3).
 
 The attribute docstrings are documentation (``docs/servers.md`` is generated from them); they
 are not loaded at import. Every field defaults to what api.openai.com does. Provider profiles

@@ -1,5 +1,5 @@
 """The ``openai-responses`` wire's quirk flags (``Model.compat`` of an
-``api="openai-responses"`` model, DESIGN §2): the few ways a Responses server differs from
+``api="openai-responses"`` model, docs/design.md §3): the few ways a Responses server differs from
 api.openai.com. A provider profile's flags for its Chat Completions models
 (:class:`~llmkit.OpenAIChatCompat`) are taken here only where this wire reads them."""
 
