@@ -18,7 +18,9 @@ Besides text, reasoning and ``tool_calls`` (docs/design.md §4, "Report, never g
   joined) is kept in ``message.provider_data["audio"]`` and its ``id`` sent back;
 - ``logprobs`` (``content`` / ``refusal`` token lists, joined over the stream),
   ``service_tier``, ``system_fingerprint``, ``moderation`` and ``metadata`` are kept in
-  ``message.provider_data`` under their own names.
+  ``message.provider_data`` under their own names; so are ``model`` when it is not the id
+  asked for, and the ``usage`` object when it holds a count llmkit does not map (audio or
+  image tokens, predictions, ...) that is not zero.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..._errors import ServerError
 from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
+from ..openai_responses.usage import unmapped_usage
 from ..splice import SplicedDecoder, first_alone
 from ..turn_failures import fail_turn
 from ..values import count, obj, seq, text, wrong_type
@@ -48,6 +51,14 @@ FINISH: dict[str, StopReason] = {
 _MERGED = ("text", "summary", "data", "signature")  # reasoning_details fields that stream
 # Response-level fields kept verbatim in provider_data (the last value holds).
 _KEPT = ("service_tier", "system_fingerprint", "moderation", "metadata")
+# What _usage maps (total_tokens is their sum; the rest is kept whole when not zero).
+MAPPED_USAGE = frozenset(
+    {
+        *("prompt_tokens", "completion_tokens", "total_tokens", "prompt_cache_hit_tokens"),
+        *("prompt_tokens_details.cached_tokens", "prompt_tokens_details.cache_write_tokens"),
+        "completion_tokens_details.reasoning_tokens",
+    }
+)
 LEGACY = -1  # the tool-call slot of a legacy function_call (tool_calls use 0, 1, ...)
 CUSTOM = "custom"  # ToolCall.replay["type"] of a freeform (custom tool) call
 
@@ -83,6 +94,7 @@ class Decoder(SplicedDecoder):
     """Streamed Chat Completions: SSE events → neutral deltas."""
 
     __slots__ = (
+        "_answered",
         "_audio",
         "_audio_data",
         "_calls",
@@ -107,6 +119,7 @@ class Decoder(SplicedDecoder):
         self._details: dict[Any, dict[str, Any]] = {}  # OpenRouter reasoning_details by index
         self._cited: list[Any] = []  # annotations taken (a stream may repeat them)
         self._kept: dict[str, Any] = {}  # _KEPT values as last sent to provider_data
+        self._answered: Any = None  # the response's model, as last seen
         self._calls = False  # tool_calls seen (a legacy function_call then is a mirror)
         self._audio: dict[str, Any] | None = None  # audio fields but data and transcript
         self._audio_data: list[str] = []
@@ -145,6 +158,13 @@ class Decoder(SplicedDecoder):
         usage = obj(sink, usage, "usage")
         if usage:  # any chunk may carry usage; the last one holds (QUIRKS A8, J1)
             sink.usage(_usage(sink, usage))
+            if unmapped_usage(usage, MAPPED_USAGE):
+                sink.provider_data("usage", usage)
+        answered = chunk.get("model")
+        if answered and answered != self._answered:
+            self._answered = answered
+            if answered != self._model.id:
+                sink.provider_data("model", answered)  # the snapshot behind an alias
         kept = self._kept
         for key in _KEPT:  # the same in every chunk: passed on once, and again if it changes
             value = chunk.get(key)

@@ -35,7 +35,7 @@ from .calls import CALL_TYPES, CUSTOM, call_arguments, call_id, call_name
 from .citations import annotation_citation
 from .items import KNOWN_HOSTED, STREAMED, Item, call_replay, item_kind, reasoning_replay
 from .request import HOSTED
-from .usage import response_usage
+from .usage import MAPPED, response_usage, unmapped_usage
 
 __all__ = ["Decoder", "decode_response"]
 
@@ -191,10 +191,17 @@ class Decoder(SplicedDecoder):
         self._sink.fail(error_from_body({"error": err}, provider=self._model.provider))
 
     def _usage(self, response: dict[str, Any]) -> None:
-        """The terminal response's usage, and what it says about the response (``KEPT``)."""
+        """The terminal response's usage (kept whole when it holds counts llmkit does not
+        map), the model that answered when it is not the id asked for, and what the response
+        says about itself (``KEPT``)."""
         usage = response_usage(self._sink, response.get("usage"))
         if usage is not None:
             self._sink.usage(usage)
+            if unmapped_usage(response["usage"], MAPPED):
+                self._sink.provider_data("usage", response["usage"])
+        answered = response.get("model")
+        if isinstance(answered, str) and answered and answered != self._model.id:
+            self._sink.provider_data("model", answered)  # the snapshot behind an alias
         for key in KEPT:
             if response.get(key) is not None:
                 self._sink.provider_data(key, response[key])

@@ -8,7 +8,15 @@ from ..._messages import Usage
 from .. import values
 from ..contract import DeltaSink
 
-__all__ = ["response_usage"]
+__all__ = ["MAPPED", "response_usage", "unmapped_usage"]
+
+# What response_usage maps (total_tokens is their sum).
+MAPPED = frozenset(
+    {
+        *("input_tokens", "output_tokens", "total_tokens", "input_tokens_details.cached_tokens"),
+        *("input_tokens_details.cache_write_tokens", "output_tokens_details.reasoning_tokens"),
+    }
+)
 
 
 def response_usage(sink: DeltaSink, value: Any) -> Usage | None:
@@ -30,3 +38,19 @@ def response_usage(sink: DeltaSink, value: Any) -> Usage | None:
         ),
         reasoning=values.count(sink, out.get("reasoning_tokens"), "usage.reasoning_tokens"),
     )
+
+
+def unmapped_usage(usage: dict[str, Any], mapped: frozenset[str]) -> bool:
+    """Whether ``usage`` holds a count llmkit does not map (``mapped``: dotted paths): any
+    value other than ``None``, ``0`` or an empty object outside them. The usage object is then
+    kept whole on ``message.provider_data["usage"]`` (audio or image tokens, predictions, cache
+    writes by TTL, ...)."""
+
+    def walk(value: Any, path: str) -> bool:
+        if path in mapped:
+            return False
+        if isinstance(value, dict):
+            return any(walk(v, f"{path}.{k}" if path else str(k)) for k, v in value.items())
+        return value is not None and value != 0
+
+    return walk(usage, "")

@@ -261,3 +261,17 @@ def test_cache_writes_are_usage() -> None:
     msg = llmkit.parse_response(MODEL, whole({"content": "Hi"}, "stop", usage=usage))
     assert msg.usage is not None
     assert (msg.usage.cache_read, msg.usage.cache_write) == (2, 5)
+
+
+def test_the_model_that_answered_and_unmapped_usage_counts_are_kept() -> None:
+    usage = {
+        **USAGE,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 7},
+    }
+    msg = llmkit.parse_response(MODEL, whole({"content": "Hi"}, "stop", usage=usage))
+    assert msg.provider_data == {"model": "gpt-4o-2024-08-06", "usage": usage}
+    plain = {**USAGE, "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0}}
+    same = {**HEAD, "model": "gpt-4o"}
+    body = {**whole({"content": "Hi"}, "stop", usage=plain), **same}
+    assert llmkit.parse_response(MODEL, body).provider_data is None  # zeros: nothing more

@@ -305,3 +305,18 @@ def test_output_text_logprobs_are_kept_once_per_part_in_order() -> None:
     for msg in (final(sse(*events)), llmkit.parse_response(MODEL, body)):
         assert msg.text == "HiYo"
         assert (msg.provider_data or {})["logprobs"] == hi + yo
+
+
+def test_the_model_that_answered_and_unmapped_usage_counts_are_kept() -> None:
+    usage = {
+        **USAGE,
+        "input_tokens_details": {
+            "cached_tokens": 0,
+            "cache_write_tokens_details": {"ttl_30m_tokens": 4, "ttl_12h_tokens": 0},
+        },
+    }
+    body = {**RESPONSE, "status": "completed", "model": "gpt-5-2025-08-07", "usage": usage}
+    msg = llmkit.parse_response(MODEL, body)
+    assert msg.provider_data == {"model": "gpt-5-2025-08-07", "usage": usage}
+    body = {**RESPONSE, "status": "completed", "model": "gpt-5", "usage": USAGE}
+    assert llmkit.parse_response(MODEL, body).provider_data is None
