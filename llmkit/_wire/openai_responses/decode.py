@@ -35,7 +35,7 @@ from .calls import CALL_TYPES, CUSTOM, call_arguments, call_id, call_name
 from .citations import annotation_citation
 from .items import KNOWN_HOSTED, STREAMED, Item, call_replay, item_kind, reasoning_replay
 from .request import HOSTED
-from .usage import MAPPED, response_usage, unmapped_usage
+from .usage import KEPT, MAPPED, response_usage, unmapped_usage
 
 __all__ = ["Decoder", "decode_response"]
 
@@ -43,12 +43,6 @@ INCOMPLETE: dict[str, StopReason] = {
     "max_output_tokens": "length",
     "content_filter": "content_filter",
 }
-# What the response says about itself beyond its output and usage, kept in
-# message.provider_data as sent.
-KEPT = (
-    *("service_tier", "moderation", "prompt_cache_diagnostics", "prompt_cache_options"),
-    *("tool_usage", "input_transformations", "access_programs", "image"),
-)
 THINKING_SEPARATOR = "\n\n"  # between the summary / reasoning-text parts of one item
 # Events that carry nothing the assembler needs beyond what their siblings carry.
 _QUIET = frozenset({"response.queued"})
@@ -159,6 +153,11 @@ class Decoder(SplicedDecoder):
             mapped = "refusal"
         else:
             mapped = "tool_use" if self._calls else "stop"
+        for key in ("error", "incomplete_details"):  # only a failed / incomplete one has them
+            if response.get(key):
+                self._sink.malformed(
+                    f"A {status} response carried {key}; ignored", once=key, **{key: response[key]}
+                )
         self._sink.finish(str(status), mapped)
         self._sink.complete()
 
@@ -199,6 +198,9 @@ class Decoder(SplicedDecoder):
             self._sink.usage(usage)
             if unmapped_usage(response["usage"], MAPPED):
                 self._sink.provider_data("usage", response["usage"])
+        if self._logprobs:  # every text part's tokens, in order
+            every = [t for k in sorted(self._logprobs) for t in self._logprobs[k]]
+            self._sink.provider_data("logprobs", every)
         answered = response.get("model")
         if isinstance(answered, str) and answered and answered != self._model.id:
             self._sink.provider_data("model", answered)  # the snapshot behind an alias
@@ -340,10 +342,8 @@ class Decoder(SplicedDecoder):
         elif part.get("type") == "output_text" and isinstance(part.get("text"), str):
             self._backfill(item, ("text", ci), part["text"])
             logprobs = part.get("logprobs")
-            if logprobs and isinstance(logprobs, list):  # the part's tokens, once
-                self._logprobs[item.index, ci] = logprobs
-                tokens = [t for key in sorted(self._logprobs) for t in self._logprobs[key]]
-                self._sink.provider_data("logprobs", tokens)
+            if logprobs and isinstance(logprobs, list):  # the part's tokens, whole
+                self._logprobs[item.index, ci] = list(logprobs)
             annotations = part.get("annotations")
             if annotations:  # those not already streamed (annotation.added)
                 taken = item.cited.get(ci, 0) if item.cited else 0
@@ -489,6 +489,12 @@ class Decoder(SplicedDecoder):
             self._emit(item, seg, value)
         else:
             self._backfill(item, seg, value)
+        logprobs = event.get("logprobs") if segment == "text" else None
+        if logprobs and isinstance(logprobs, list):  # a delta's tokens, or (done) all of them
+            if key == "delta":
+                self._logprobs.setdefault((index, seg[1]), []).extend(logprobs)
+            else:
+                self._logprobs[index, seg[1]] = list(logprobs)
 
     def _summary_part(self, event: dict[str, Any]) -> None:
         # reasoning_summary_part.added/.done: a whole summary part (usually "" on .added)
@@ -589,6 +595,8 @@ def decode_response(sink: DeltaSink, model: Model, body: Any, seed: str) -> None
         return
     decoder = Decoder(sink, model)
     status = body.get("status")
+    if status is None and body.get("error"):
+        status = "failed"  # no status but an error: a failed response
     kind = {"incomplete": "response.incomplete", "failed": "response.failed"}.get(
         str(status), "response.completed"
     )

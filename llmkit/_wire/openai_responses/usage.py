@@ -1,4 +1,5 @@
-"""Responses usage in llmkit's convention."""
+"""Responses usage in llmkit's convention, and the rest of what a response says about itself
+(kept on ``message.provider_data``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from ..._messages import Usage
 from .. import values
 from ..contract import DeltaSink
 
-__all__ = ["MAPPED", "response_usage", "unmapped_usage"]
+__all__ = ["KEPT", "MAPPED", "response_usage", "unmapped_usage"]
+
+# What the response says about itself beyond its output and usage, kept in
+# message.provider_data as sent.
+KEPT = (
+    *("service_tier", "moderation", "prompt_cache_diagnostics", "prompt_cache_options"),
+    *("tool_usage", "input_transformations", "access_programs", "image"),
+)
 
 # What response_usage maps (total_tokens is their sum).
 MAPPED = frozenset(

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 import llmkit
 from tests.helpers import kinds, replay
 
@@ -320,3 +322,39 @@ def test_the_model_that_answered_and_unmapped_usage_counts_are_kept() -> None:
     assert msg.provider_data == {"model": "gpt-5-2025-08-07", "usage": usage}
     body = {**RESPONSE, "status": "completed", "model": "gpt-5", "usage": USAGE}
     assert llmkit.parse_response(MODEL, body).provider_data is None
+
+
+def test_an_error_on_a_completed_response_is_reported_not_silently_ignored() -> None:
+    error = {"code": "server_error", "message": "late"}
+    body = {**RESPONSE, "status": "completed", "usage": USAGE, "error": error}
+    msg = llmkit.parse_response(MODEL, body)
+    assert [(d.kind, d.details.get("error")) for d in msg.diagnostics] == [
+        ("event_malformed", error)
+    ]
+
+
+def test_streamed_logprobs_join_and_the_done_value_settles_them() -> None:
+    hi = {"token": "Hi", "logprob": -0.1, "bytes": [72, 105], "top_logprobs": []}
+    bang = {"token": "!", "logprob": -0.2, "bytes": [33], "top_logprobs": []}
+    at = {"output_index": 0, "item_id": "msg_1", "content_index": 0}
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "content": []}
+    deltas = [
+        {"type": "response.output_text.delta", **at, "delta": "Hi", "logprobs": [hi]},
+        {"type": "response.output_text.delta", **at, "delta": "!", "logprobs": [bang]},
+    ]
+    added = {"type": "response.output_item.added", "output_index": 0, "item": item}
+    # no .done: the deltas' tokens are all there is
+    assert (final(sse(created(), added, *deltas, completed())).provider_data or {})["logprobs"] == [
+        hi,
+        bang,
+    ]
+    done = {"type": "response.output_text.done", **at, "text": "Hi!", "logprobs": [hi, bang]}
+    msg = final(sse(created(), added, *deltas, done, completed()))
+    assert (msg.provider_data or {})["logprobs"] == [hi, bang]  # not doubled
+
+
+def test_a_response_without_a_status_but_with_an_error_failed() -> None:
+    body = {k: v for k, v in RESPONSE.items() if k != "status"}
+    body["error"] = {"code": "rate_limit_exceeded", "message": "slow down"}
+    with pytest.raises(llmkit.RateLimitError, match="slow down"):
+        llmkit.parse_response(MODEL, body)
