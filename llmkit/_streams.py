@@ -104,7 +104,12 @@ class Exchange:
         self.client: Any = client
         # What the pipeline needs, kept until the response head arrives: a stream still waiting
         # for it (a thousand of them, at launch) holds no decoder or assembler yet.
-        self._tool_names = frozenset(t.name for t in function_tools(ctx))
+        # With a provider tool declared, calls may bear names no function tool has (computer,
+        # shell, a custom tool, ...): call names are then not checked.
+        functions = function_tools(ctx)
+        self._tool_names = (
+            frozenset(t.name for t in functions) if len(functions) == len(ctx.tools) else None
+        )
         self._max_event_size = opts.event_size_limit
         self._structured_output = opts.response_format is not None
         self.pipeline: Pipeline | None = None

@@ -449,3 +449,35 @@ def test_another_models_call_data_is_not_sent_as_namespace_or_caller() -> None:
     )
     (sent, _), _ = request_items(other, result(call))
     assert "caller" not in sent and "namespace" not in sent
+
+
+def test_a_live_computer_call_is_not_reported_as_an_unknown_tool() -> None:
+    # Over a real socket (the fake provider): the request declares the computer tool as a
+    # provider tool, whose calls are named "computer"; no function tool has that name.
+    from llmkit.testing import FakeProvider, FakeReply
+
+    item = {**CASES["computer_call"][0], "pending_safety_checks": []}
+    done = response([item])
+    events = [
+        {"type": "response.created", "response": {**done, "status": "in_progress", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {"type": "response.completed", "response": done},
+    ]
+    computer = llmkit.ProviderTool(
+        api="openai-responses",
+        spec={
+            "type": "computer_use_preview",
+            "display_width": 1024,
+            "display_height": 768,
+            "environment": "browser",
+        },
+    )
+    weather = llmkit.Tool(name="get_weather", parameters={"type": "object"})
+    context = llmkit.Context(messages=[llmkit.user("go")], tools=[computer, weather])
+    with FakeProvider([FakeReply(raw_events=events)], api="openai-responses") as fake:
+        msg = llmkit.complete(fake.model(), context, api_key=fake.api_key)
+    (call,) = msg.content
+    assert isinstance(call, llmkit.ToolCall) and call.name == "computer"
+    assert msg.stop_reason == "tool_use"
+    assert msg.diagnostics == []
