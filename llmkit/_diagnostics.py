@@ -52,6 +52,8 @@ DiagnosticKind = Literal[
     "orphan_tool_call",
     "tool_history_flattened",  # tool blocks sent as text to a wire that needs tools for them
     "message_inserted",  # a turn the server requires was added (Mistral, QUIRKS G2)
+    # llmkit.ui
+    "ui_part_skipped",  # a part of a page's UIMessage that from_ui_messages does not take
 ]
 
 DIAGNOSTIC_KINDS: frozenset[str] = frozenset(DiagnosticKind.__args__)  # type: ignore[attr-defined]

@@ -48,13 +48,22 @@ from llmkit.ui import (
 
 from .ui_cases import SECRET, built
 
-# The finishReason values uiMessageChunkSchema accepts (ai 6.0.326).
-PROTOCOL_FINISH_REASONS = {"stop", "length", "content-filter", "tool-calls", "error", "other"}
+# The finishReason values uiMessageChunkSchema accepts (ai 7.0.185).
+PROTOCOL_FINISH_REASONS = {
+    "stop",
+    "length",
+    "content-filter",
+    "tool-calls",
+    "error",
+    "interrupted",
+    "other",
+}
 
 
-def parts(chunks: Iterable[str]) -> list[dict[str, Any]]:
+def parts(chunks: Iterable[str], *, record: bool = False) -> list[dict[str, Any]]:
     """The parts of a UI stream, checking its framing: one compact JSON per ``data:`` chunk,
-    ``[DONE]`` last and only last."""
+    ``[DONE]`` last and only last. Each step's ``data-llmkit`` record (the round trip's, see
+    test_ui_history.py) is left out unless ``record``."""
     chunks = list(chunks)
     assert chunks[-1] == "data: [DONE]\n\n"
     out = []
@@ -64,7 +73,8 @@ def parts(chunks: Iterable[str]) -> list[dict[str, Any]]:
         assert "\n" not in chunk[:-2] and "\r" not in chunk
         part = json.loads(chunk[len("data: ") :])
         assert chunk == f"data: {json.dumps(part, ensure_ascii=False, separators=(',', ':'))}\n\n"
-        out.append(part)
+        if record or part["type"] != "data-llmkit":
+            out.append(part)
     return out
 
 
@@ -465,7 +475,12 @@ def test_a_tool_loop_is_one_message_of_steps_with_tool_outputs() -> None:
     ]
     got = parts(to_ui_stream(items))
     assert got[14:] == [
-        {"type": "tool-output-available", "toolCallId": "call_a", "output": "Sunny, 21 °C."},
+        {
+            "type": "tool-output-available",
+            "toolCallId": "call_a",
+            "output": "Sunny, 21 °C.",
+            "providerMetadata": {"llmkit": {"index": 0}},
+        },
         {"type": "start-step"},
         {"type": "text-start", "id": "text-1-0"},
         {"type": "text-delta", "id": "text-1-0", "delta": "Sunny."},
@@ -479,6 +494,7 @@ def test_a_tool_loop_is_one_message_of_steps_with_tool_outputs() -> None:
         "type": "tool-output-error",
         "toolCallId": "call_a",
         "errorText": "days: at most 10",
+        "providerMetadata": {"llmkit": {"index": 0}},
     }
 
 

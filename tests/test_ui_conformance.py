@@ -106,8 +106,7 @@ def test_the_ai_client_assembles_what_llmkit_assembled(
                 else "output-available"
             )
         else:  # never offered as runnable: the raw text, and why
-            assert part.get("input") is None
-            assert part["rawInput"] == call.raw_arguments
+            assert part["input"] == call.raw_arguments  # ai 7 keeps the chunk's input here
             assert part["state"] == "output-error"
             assert part["errorText"]
         if result is not None and result.is_error:
@@ -150,6 +149,7 @@ def test_the_cases_cover_every_part_type(read: dict[str, tuple[Case, str, Any]])
         "tool-output-error",
         "error",
         "finish-step",
+        "data-llmkit",
         "finish",
     }
 

@@ -1,73 +1,4 @@
-"""Streaming UIs: llmkit events as the Vercel AI SDK "UI message stream" (protocol v1).
-
-The AI SDK's front ends (``useChat`` in React, Svelte and Vue, or ``readUIMessageStream``
-anywhere) read a server-sent event stream of JSON *parts*, ``data: {json}\\n\\n`` each, ended
-by ``data: [DONE]``. :func:`to_ui_stream` (and :func:`ato_ui_stream`) write that stream from
-llmkit's events, and :data:`UI_STREAM_HEADERS` are the response headers it goes with::
-
-    from starlette.responses import StreamingResponse
-    from llmkit.ui import UI_STREAM_HEADERS, ato_ui_stream
-
-    async def events():
-        async with llmkit.astream(model, context) as stream:
-            async for event in stream:
-                yield event
-
-    return StreamingResponse(ato_ui_stream(events()), headers=UI_STREAM_HEADERS)
-
-The input may hold several llmkit streams back to back (a tool loop): each one, from its
-``Start`` to its ``Done``/``ErrorEvent``, is one *step* of a single UI message, and a
-:class:`~llmkit.ToolResultMessage` between steps is the result of one of the calls before it.
-
-=========================================  ================================================
-llmkit                                     UI message stream part
-=========================================  ================================================
-(before anything)                          ``start`` (``messageId`` only when given)
-``Start``                                  ``start-step``
-``TextStart``/``TextDelta``/``TextEnd``    ``text-start`` (at the first non-empty delta),
-                                           ``text-delta``, ``text-end``; id
-                                           ``text-{step}-{index}``
-``Thinking*``                              ``reasoning-start/delta/end``, id
-                                           ``reasoning-{step}-{index}``; a part with no
-                                           text (a redacted block, a bare signature) is
-                                           not sent
-``ToolCallStart``/``ToolCallDelta``        ``tool-input-start`` (once the name is known),
-                                           ``tool-input-delta`` (the argument text exactly
-                                           as received); ``toolCallId`` is ``ToolCall.id``
-``Done``/``ErrorEvent`` (per call, in content   ``tool-input-available`` with the final
-order)                                     arguments when the final ``ToolCall.status`` is
-                                           ``complete``; otherwise ``tool-input-error``
-                                           with the raw argument text as ``input`` and a
-                                           short reason
-``ErrorEvent`` (stop reason ``error``)          ``error`` (a message safe for an end user)
-``ErrorEvent`` (stop reason ``aborted``)        ``abort``
-``Done``/``ErrorEvent``                         ``finish-step``
-``ToolResultMessage``                      ``tool-output-available`` (``output``: its text)
-                                           or ``tool-output-error`` (``is_error``)
-(after everything)                         ``finish`` with ``finishReason``, then
-                                           ``data: [DONE]``
-=========================================  ================================================
-
-A call's ``tool-input-available`` waits for the end of its step because llmkit may still
-decide, at the terminal event, that a call is not safe to act on (a refusal turn marks its
-calls ``recovered``): a client-side tool never runs on arguments llmkit did not accept.
-
-``finishReason`` is the last step's stop reason in the protocol's vocabulary, as the AI SDK's
-own providers map them: ``stop`` and ``pause`` → ``stop``, ``length`` → ``length``,
-``tool_use`` → ``tool-calls``, ``content_filter`` and ``refusal`` → ``content-filter``,
-``error`` → ``error``, ``aborted`` → ``other`` (after an ``abort`` part). ``finish`` is always
-the last part before ``[DONE]``, after an ``error`` too; when the input itself raises an
-:class:`~llmkit.LLMError` (say ``stream()`` could not connect), the stream still ends
-``error``, ``finish`` (``error``), ``[DONE]``.
-
-With ``data_parts=True``, llmkit's own record rides along as data parts (each also lands in
-the UI message's ``parts``): ``{"type": "data-llmkit-diagnostic", "data": <Diagnostic as
-JSON>}`` for each ``DiagnosticEvent``, and at each step's end ``{"type": "data-llmkit-step",
-"data": {"stop_reason", "raw_stop_reason", "usage"}}`` (llmkit's exact values). They are off
-by default: a diagnostic is meant for the developer, not necessarily for the end user.
-
-The output is a pure function of the input: no clock, no random ids.
-"""
+"""The encoder: llmkit events (a whole tool loop) as the UI message stream; see ``llmkit.ui``."""
 
 from __future__ import annotations
 
@@ -76,35 +7,36 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from . import (
+from .._errors import (
     APIConnectionError,
     APITimeoutError,
-    AssistantMessage,
     ContextLengthError,
-    DiagnosticEvent,
-    Done,
-    ErrorEvent,
-    Event,
     LLMError,
     OverloadedError,
     RateLimitError,
     ServerError,
-    Start,
-    StopReason,
     StreamError,
+)
+from .._events import (
+    DiagnosticEvent,
+    Done,
+    ErrorEvent,
+    Event,
+    Start,
     TextDelta,
     TextEnd,
     TextStart,
     ThinkingDelta,
     ThinkingEnd,
     ThinkingStart,
-    ToolCall,
     ToolCallDelta,
     ToolCallEnd,
     ToolCallStart,
-    ToolResultMessage,
     UsageEvent,
 )
+from .._messages import AssistantMessage, StopReason, ToolCall, ToolResultMessage
+from ._approval import Approval, ApprovalRequest
+from ._record import citation_sources, result_metadata, step_record
 
 __all__ = [
     "FINISH_REASONS",
@@ -137,8 +69,9 @@ FINISH_REASONS: dict[StopReason, str] = {
 }
 """llmkit's stop reason → the ``finish`` part's ``finishReason``."""
 
-UIStreamItem = Union[Event, ToolResultMessage]
-"""What the input of :func:`to_ui_stream` holds: llmkit events, and tool results between steps."""
+UIStreamItem = Union[Event, ToolResultMessage, ApprovalRequest, Approval]
+"""What the input of :func:`to_ui_stream` holds: llmkit events; between steps, tool results,
+approval requests and the page's refusals (an :class:`Approval` with ``approved=False``)."""
 
 _DONE = "data: [DONE]\n\n"
 
@@ -208,7 +141,9 @@ class _Encoder:
         self._open: dict[int, str] = {}  # content index -> id of an open text/reasoning part
         self._lazy: dict[int, tuple[str, str]] = {}  # index -> (kind, id) not yet started
         self._calls: dict[int, _Call] = {}  # content index -> tool call of this step
-        self._call_ids: set[str] = set()  # every toolCallId sent, for tool results
+        self._call_names: dict[str, str] = {}  # every toolCallId sent -> its tool name
+        self._visible: dict[int, list[Any]] = {}  # index -> [kind, ordinal, text] shown
+        self._results = 0  # results sent since the last step ended (their order, for replay)
         self._finish: str | None = None
 
     # -- the three entry points ----------------------------------------------------------
@@ -223,13 +158,15 @@ class _Encoder:
     def feed(self, item: UIStreamItem) -> list[str]:
         """The parts one input item causes."""
         out: list[dict[str, Any]] = []
-        if isinstance(item, ToolResultMessage):
-            self._tool_result(item, out)
+        if isinstance(item, (ToolResultMessage, ApprovalRequest, Approval)):
+            self._between_steps(item, out)
         elif isinstance(item, Start):
             if self._in_step:
                 raise ValueError("Start arrived inside a step: the previous stream never ended")
             self._step += 1
             self._in_step = True
+            self._visible = {}
+            self._results = 0
             out.append({"type": "start-step"})
         elif not self._in_step:
             raise ValueError(f"{type(item).__name__} arrived outside a step (before its Start)")
@@ -264,6 +201,7 @@ class _Encoder:
             if event.delta:
                 self._open_lazy(event.index, out)
                 kind = "text" if isinstance(event, TextDelta) else "reasoning"
+                self._visible[event.index][2] += event.delta
                 out.append(
                     {"type": f"{kind}-delta", "id": self._open[event.index], "delta": event.delta}
                 )
@@ -281,6 +219,8 @@ class _Encoder:
             self._lazy[event.index] = (kind, f"{kind}-{self._step}-{event.index}")
         elif isinstance(event, (TextEnd, ThinkingEnd)):
             self._close_part(event.index, out)
+            if isinstance(event, TextEnd) and event.citations:
+                out += citation_sources(event.citations, f"source-{self._step}-{event.index}")
         elif isinstance(event, ToolCallStart):
             call = _Call(event.id, event.name)
             self._calls[event.index] = call
@@ -296,6 +236,9 @@ class _Encoder:
                 out.append({"type": "abort", "reason": "The answer was stopped."})
             elif isinstance(event, ErrorEvent):
                 out.append({"type": "error", "errorText": self._on_error(event.error)})
+            out.append(
+                step_record(event.message, {i: (k, n, t) for i, (k, n, t) in self._visible.items()})
+            )
             if self._data_parts:
                 out.append({"type": "data-llmkit-step", "data": _step_data(event.message)})
             out.append({"type": "finish-step"})
@@ -309,6 +252,8 @@ class _Encoder:
         if lazy is not None:
             kind, part_id = lazy
             self._open[index] = part_id
+            ordinal = sum(1 for v in self._visible.values() if v[0] == kind)
+            self._visible[index] = [kind, ordinal, ""]
             out.append({"type": f"{kind}-start", "id": part_id})
 
     def _close_part(self, index: int, out: list[dict[str, Any]]) -> None:
@@ -322,7 +267,7 @@ class _Encoder:
         """Send ``tool-input-start`` if it has not gone out yet, then the text not yet sent."""
         if not call.started:
             call.started = True
-            self._call_ids.add(call.id)
+            self._call_names[call.id] = call.name
             out.append({"type": "tool-input-start", "toolCallId": call.id, "toolName": call.name})
         text = "".join(call.text[call.sent :])
         call.sent = len(call.text)
@@ -356,16 +301,34 @@ class _Encoder:
                 }
             )
 
-    def _tool_result(self, result: ToolResultMessage, out: list[dict[str, Any]]) -> None:
+    def _between_steps(
+        self, item: ToolResultMessage | ApprovalRequest | Approval, out: list[dict[str, Any]]
+    ) -> None:
+        kind = type(item).__name__
         if self._in_step:
-            raise ValueError("A ToolResultMessage arrived inside a step: send it after Done")
-        if result.tool_call_id not in self._call_ids:
-            raise ValueError(f"A ToolResultMessage for an unknown call: {result.tool_call_id!r}")
-        part: dict[str, Any] = {"toolCallId": result.tool_call_id}
-        if result.is_error:
-            out.append({"type": "tool-output-error", **part, "errorText": result.text})
+            raise ValueError(f"{kind} arrived inside a step: send it after Done")
+        call_id = item.tool_call_id
+        # Before the first step, the stream continues a message the page already has (the
+        # answer to an approval): its calls were sent by an earlier response.
+        if self._step >= 0 and call_id not in self._call_names:
+            raise ValueError(f"{kind} for an unknown call: {call_id!r}")
+        if isinstance(item, ApprovalRequest):
+            out.append(
+                {"type": "tool-approval-request", "approvalId": item.id, "toolCallId": call_id}
+            )
+            return
+        if isinstance(item, Approval):
+            if not item.approved:
+                self._results += 1
+                out.append({"type": "tool-output-denied", "toolCallId": call_id})
+            return
+        meta = result_metadata(item, self._results, self._call_names.get(call_id))
+        self._results += 1
+        if item.is_error:
+            part = {"type": "tool-output-error", "toolCallId": call_id, "errorText": item.text}
         else:
-            out.append({"type": "tool-output-available", **part, "output": result.text})
+            part = {"type": "tool-output-available", "toolCallId": call_id, "output": item.text}
+        out.append({**part, "providerMetadata": meta})
 
 
 def _settled(call: ToolCall, message: AssistantMessage) -> dict[str, Any]:
