@@ -389,7 +389,10 @@ def assert_aborted() -> None:
 def _chunked_body(chunks: int) -> list[bytes]:
     """An OpenAI Chat stream of ``chunks`` text deltas, one read each."""
     delta = 'data: {"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":"w "}}]}\n\n'
-    end = 'data: {"id":"c1","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+    end = (
+        'data: {"id":"c1","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}'
+        "\n\n"
+    )
     return [delta.encode()] * chunks + [end.encode(), b"data: [DONE]\n\n"]
 
 
