@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import llmkit
 from llmkit._fake.encoding import ServeContext
-from llmkit._fake.server import ENCODERS
+from llmkit._fake.http_server import ENCODERS
 from llmkit._json import partial as _partial_json
 from llmkit.testing import FakeReply, FakeRequest
 from tests.chunking import cut_points, split
