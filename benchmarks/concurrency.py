@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from .http_server import raise_fd_limit
+from .server import raise_fd_limit
 from .measure import rss_bytes
 from .streams import slow_text
 

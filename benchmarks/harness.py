@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .contestants import ALL_APIS, CONTESTANTS, IMPORTS, LLMKIT, SUPPORTS
-from .http_server import BenchServer
+from .server import BenchServer
 from .streams import (
     ENCODERS,
     NO_IDS,
