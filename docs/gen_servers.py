@@ -13,8 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import llmkit._quirk_flags
-from llmkit._quirk_flags import OpenAIChatCompat
+import llmkit._wire.openai_chat.compat
+from llmkit._wire.openai_chat.compat import OpenAIChatCompat
 
 HEADER = """# Supported servers and their compat flags
 
@@ -103,8 +103,8 @@ def _sources(providers: dict[str, Any], defaults: OpenAIChatCompat) -> list[str]
 
 
 def _attribute_docs(class_name: str) -> dict[str, str]:
-    """The docstring under each field of ``class_name`` in llmkit/_quirk_flags.py."""
-    source = Path(llmkit._quirk_flags.__file__).read_text(encoding="utf-8")
+    """The docstring under each field of ``class_name`` in llmkit/_wire/openai_chat/compat.py."""
+    source = Path(llmkit._wire.openai_chat.compat.__file__).read_text(encoding="utf-8")
     tree = ast.parse(source)
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)
     docs: dict[str, str] = {}

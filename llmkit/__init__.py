@@ -88,20 +88,21 @@ if _typing.TYPE_CHECKING:
         CostTier,
         Model,
         ModelCost,
-        OpenAIChatCompat,
         get_model,
         models,
         register_model,
     )
     from ._options import RequestOptions
     from ._output import decode_output
-    from ._quirk_flags import AnthropicCompat
     from ._streams import AsyncEventStream, EventStream
     from ._tools.arguments import decode_tool_call
     from ._tools.definition import Injected, Tool, tool, tool_from_function
     from ._tools.mcp import tool_from_mcp, tool_result_from_mcp
     from ._tools.provider import ProviderTool
     from ._transport import Timeouts
+    from ._wire.anthropic_messages.compat import AnthropicCompat
+    from ._wire.openai_chat.compat import OpenAIChatCompat
+    from ._wire.openai_responses.compat import OpenAIResponsesCompat
 
 if _typing.TYPE_CHECKING:
     from ._client import Client
@@ -112,7 +113,7 @@ _EXPORTS: dict[str, str] = {
     "APIConnectionError": "._errors",
     "APIError": "._errors",
     "APITimeoutError": "._errors",
-    "AnthropicCompat": "._quirk_flags",
+    "AnthropicCompat": "._wire.anthropic_messages.compat",
     "Api": "._models",
     "AssistantMessage": "._messages",
     "AsyncEventStream": "._streams",
@@ -141,7 +142,8 @@ _EXPORTS: dict[str, str] = {
     "Model": "._models",
     "ModelCost": "._models",
     "NotFoundError": "._errors",
-    "OpenAIChatCompat": "._models",
+    "OpenAIChatCompat": "._wire.openai_chat.compat",
+    "OpenAIResponsesCompat": "._wire.openai_responses.compat",
     "OutputValidationError": "._errors",
     "OverloadedError": "._errors",
     "PermissionDeniedError": "._errors",
@@ -232,6 +234,7 @@ __all__ = [
     "ModelCost",
     "NotFoundError",
     "OpenAIChatCompat",
+    "OpenAIResponsesCompat",
     "OutputValidationError",
     "OverloadedError",
     "PermissionDeniedError",

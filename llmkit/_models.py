@@ -9,16 +9,21 @@ catalogue of known models are data files in ``llmkit/data/``, read lazily on fir
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import os
-from typing import Any, ClassVar, Literal, cast
+import warnings
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
 
 from ._errors import InvalidRequestError, UnknownModelError
 from ._messages import Usage
-from ._quirk_flags import AnthropicCompat, OpenAIChatCompat
+
+if TYPE_CHECKING:
+    from ._wire.anthropic_messages.compat import AnthropicCompat
+    from ._wire.openai_chat.compat import OpenAIChatCompat
 
 __all__ = [
     "AnthropicCompat",
@@ -28,6 +33,7 @@ __all__ = [
     "ModelCost",
     "OpenAIChatCompat",
     "Platform",
+    "WireCompat",
     "get_model",
     "models",
     "register_model",
@@ -114,14 +120,56 @@ def _no_cost() -> ModelCost:
     return ModelCost()
 
 
-@functools.cache
-def _no_quirks() -> OpenAIChatCompat:
-    return OpenAIChatCompat()
+class WireCompat(BaseModel):
+    """Base of the per-wire quirk flags (``Model.compat``). Each wire package defines its own
+    (:class:`~llmkit.OpenAIChatCompat`, :class:`~llmkit.OpenAIResponsesCompat`,
+    :class:`~llmkit.AnthropicCompat`); the model's ``api`` says which one it holds."""
+
+    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True, extra="forbid")
+
+
+# The flags type of each wire that has one: (module, class), imported when a Model of that wire
+# is made (the wire's adapter is needed for it anyway). Claude on Bedrock takes Claude's flags.
+_COMPAT_TYPES: dict[str, tuple[str, str]] = {
+    "openai-chat": ("llmkit._wire.openai_chat.compat", "OpenAIChatCompat"),
+    "openai-responses": ("llmkit._wire.openai_responses.compat", "OpenAIResponsesCompat"),
+    "anthropic-messages": ("llmkit._wire.anthropic_messages.compat", "AnthropicCompat"),
+    "bedrock-converse": ("llmkit._wire.anthropic_messages.compat", "AnthropicCompat"),
+}
 
 
 @functools.cache
-def _anthropic_defaults() -> AnthropicCompat:
-    return AnthropicCompat()
+def _compat_type(api: str) -> type[WireCompat] | None:
+    """The quirk-flags type of ``api``; ``None`` for a wire without flags (Gemini)."""
+    where = _COMPAT_TYPES.get(api)
+    if where is None:
+        return None
+    found: type[WireCompat] = getattr(importlib.import_module(where[0]), where[1])
+    return found
+
+
+@functools.cache
+def _default_compat(kind: type[WireCompat]) -> WireCompat:
+    return kind()
+
+
+def _compat(kind: type[WireCompat] | None, given: Any, profile: dict[str, Any] | None) -> Any:
+    """``Model.compat`` for a model of the wire whose flags type is ``kind``: the caller's
+    flags over the provider profile's. A profile's flags serve all of its provider's wires,
+    so each wire takes from them only the fields it reads."""
+    if kind is None:
+        if given not in (None, {}):
+            raise ValueError("this model's api has no compat flags")
+        return None
+    shared = (profile or {}).get("compat")
+    if shared is not None and given is None:
+        return _profile_compat(profile, kind)  # type: ignore[arg-type]
+    if isinstance(given, WireCompat) and not isinstance(given, kind):
+        given = given.model_dump(exclude_unset=True)  # another wire's flags object
+    if isinstance(given, dict):
+        base = {k: v for k, v in (shared or {}).items() if k in kind.model_fields}
+        return kind.model_validate({**base, **given})
+    return _default_compat(kind) if given is None else given
 
 
 class Model(BaseModel):
@@ -174,9 +222,12 @@ class Model(BaseModel):
         max_output_tokens: Output limit, when known (used as the default ``max_tokens``
             where the wire API requires one).
         cost: Prices per million tokens.
-        compat: OpenAI-compatible server quirk flags (``openai-chat``; ``supports_strict`` is
-            also read by ``openai-responses``).
-        anthropic: Per-model Anthropic behaviour (thinking mode, sampling parameters).
+        compat: Quirk flags, of the type of the model's ``api`` (docs/design.md §3):
+            OpenAI-compatible server flags (:class:`OpenAIChatCompat`, ``openai-chat``;
+            :class:`OpenAIResponsesCompat`, ``openai-responses``), Claude's thinking and
+            sampling behaviour (:class:`AnthropicCompat`, ``anthropic-messages`` and
+            ``bedrock-converse``); ``None`` for Gemini. A dict sets fields over the provider
+            profile's.
         platform: The cloud platform serving the model, from the provider profile:
             ``"bedrock"`` (Amazon Bedrock: a Bedrock API key as bearer token, else SigV4 from
             the AWS credential chain) or ``"vertex"`` (Google Vertex AI: an OAuth access token
@@ -209,8 +260,7 @@ class Model(BaseModel):
     context_window: int | None = None
     max_output_tokens: int | None = None
     cost: ModelCost = Field(default_factory=_no_cost)
-    compat: OpenAIChatCompat = Field(default_factory=_no_quirks)
-    anthropic: AnthropicCompat = Field(default_factory=_anthropic_defaults)
+    compat: SerializeAsAny[WireCompat] | None = None
     platform: Platform | None = None
 
     @model_validator(mode="before")
@@ -220,22 +270,33 @@ class Model(BaseModel):
             return data
         if data.get("api") is None and isinstance(data.get("provider"), str):
             data = {**data, "api": _default_api(data["provider"])}
+        merged = dict(data)
+        if "anthropic" in merged:  # the older spelling of Claude's flags (the catalogue's)
+            legacy = merged.pop("anthropic")
+            if merged.get("compat") is None:
+                merged["compat"] = legacy
         profile = _providers().get(str(data.get("provider", "")))
         if profile is None:
             profile = _profile_for_url(str(data.get("base_url") or ""))
-        if profile is None:
-            return data
-        merged = dict(data)
-        for key in ("base_url", "api_key_env", "api_key_required", "platform"):
-            if merged.get(key) in (None, "") and key in profile:
-                merged[key] = profile[key]
-        if "compat" in profile:
-            compat = merged.get("compat")
-            if compat is None:  # the profile's flags, validated once (frozen: shared)
-                merged["compat"] = _profile_compat(profile)
-            elif isinstance(compat, dict):  # per-field override of the profile's flags
-                merged["compat"] = {**profile["compat"], **compat}
+        if profile is not None:
+            for key in ("base_url", "api_key_env", "api_key_required", "platform"):
+                if merged.get(key) in (None, "") and key in profile:
+                    merged[key] = profile[key]
+        api = merged.get("api")
+        kind = _compat_type(api) if isinstance(api, str) else None
+        merged["compat"] = _compat(kind, merged.get("compat"), profile)
         return merged
+
+    @property
+    def anthropic(self) -> AnthropicCompat:
+        """Deprecated: Claude's flags are ``compat`` (:class:`AnthropicCompat`) on the models
+        that have them."""
+        from ._wire.anthropic_messages.compat import claude_flags
+
+        warnings.warn(
+            "Model.anthropic is deprecated: read Model.compat", DeprecationWarning, stacklevel=2
+        )
+        return claude_flags(self)
 
     def cost_of(self, usage: Usage, *, long_writes: int = 0) -> float | None:
         """USD for ``usage`` at this model's prices, each token billed once: cache reads and
@@ -313,16 +374,17 @@ def _default_api(provider: str) -> Api:
     )
 
 
-_compat_of_profile: dict[int, tuple[dict[str, Any], OpenAIChatCompat]] = {}
+_compat_of_profile: dict[tuple[int, type[WireCompat]], tuple[dict[str, Any], WireCompat]] = {}
 
 
-def _profile_compat(profile: dict[str, Any]) -> OpenAIChatCompat:
-    """A profile's compat flags as one shared (frozen) OpenAIChatCompat."""
-    known = _compat_of_profile.get(id(profile))
+def _profile_compat(profile: dict[str, Any], kind: type[WireCompat]) -> WireCompat:
+    """A profile's compat flags, the fields ``kind`` has, as one shared (frozen) object."""
+    known = _compat_of_profile.get((id(profile), kind))
     if known is not None and known[0] is profile:
         return known[1]
-    compat = OpenAIChatCompat.model_validate(profile["compat"])
-    _compat_of_profile[id(profile)] = (profile, compat)
+    fields = {k: v for k, v in profile["compat"].items() if k in kind.model_fields}
+    compat = kind.model_validate(fields)
+    _compat_of_profile[(id(profile), kind)] = (profile, compat)
     return compat
 
 
@@ -466,6 +528,19 @@ def models(provider: str | None = None) -> list[Model]:
     """Every known model (catalogue and registered), optionally of one provider."""
     found = {**_catalogue(provider), **_registered}
     return [m for (p, _), m in sorted(found.items()) if provider is None or p == provider]
+
+
+def __getattr__(name: str) -> Any:
+    # The flag types moved to their wire packages; these names still import from here.
+    if name == "OpenAIChatCompat":
+        from ._wire.openai_chat.compat import OpenAIChatCompat
+
+        return OpenAIChatCompat
+    if name == "AnthropicCompat":
+        from ._wire.anthropic_messages.compat import AnthropicCompat
+
+        return AnthropicCompat
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def register_model(model: Model) -> None:

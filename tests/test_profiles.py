@@ -220,3 +220,34 @@ def test_servers_doc_is_generated_from_the_profiles() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert (ROOT / "docs" / "servers.md").read_text(encoding="utf-8") == module.render()
+
+
+def test_each_wire_has_its_own_flags_type() -> None:
+    # The flags of a Model are its wire's (docs/design.md §3): a Responses model holds the profile's
+    # flags that wire reads, not the Chat Completions ones it never sends.
+    chat = llmkit.Model(provider="openai", id="x", api="openai-chat")
+    responses = llmkit.Model(provider="openai", id="x", api="openai-responses")
+    assert type(chat.compat) is llmkit.OpenAIChatCompat
+    assert type(responses.compat) is llmkit.OpenAIResponsesCompat
+    assert responses.compat.supports_prompt_cache is True  # from the openai profile
+    assert not hasattr(responses.compat, "supports_developer_role")
+    strictless = llmkit.Model(
+        provider="vllm", id="x", api="openai-responses", compat={"supports_strict": False}
+    )
+    assert strictless.compat.supports_strict is False
+    with pytest.raises(ValueError):  # a flag the wire never reads is refused, not ignored
+        llmkit.Model(
+            provider="x", id="x", api="openai-responses", compat={"max_tokens_field": "max_tokens"}
+        )
+    claude = llmkit.Model(provider="anthropic", id="claude-x", compat={"thinking": "budget"})
+    assert claude.compat == llmkit.AnthropicCompat(thinking="budget")
+    assert llmkit.Model(provider="google", id="gemini-x").compat is None
+    with pytest.raises(ValueError):
+        llmkit.Model(provider="google", id="gemini-x", compat={"supports_strict": False})
+
+
+def test_the_older_anthropic_spelling_still_works() -> None:
+    old = llmkit.Model(provider="anthropic", id="claude-x", anthropic={"supports_sampling": False})
+    assert old.compat == llmkit.AnthropicCompat(supports_sampling=False)
+    with pytest.warns(DeprecationWarning, match="Model.compat"):
+        assert old.anthropic == old.compat

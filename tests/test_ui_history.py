@@ -71,7 +71,9 @@ def test_a_plain_page_history_becomes_a_context() -> None:
                 ),
             ]
         ),
-        ToolResultMessage(tool_call_id="call_a", tool_name="get_weather", content="Sunny"),
+        ToolResultMessage(
+            tool_call_id="call_a", tool_name="get_weather", content=[TextPart(text="Sunny")]
+        ),
         AssistantMessage(content="It is sunny."),
         llmkit.user("Thanks"),
     ]
@@ -183,7 +185,7 @@ def test_an_approval_request_and_a_refusal_reach_the_page() -> None:
     assert answer.refusal(WEATHER) == ToolResultMessage(
         tool_call_id="call_a",
         tool_name="get_weather",
-        content="The user denied this tool call. Reason: No.",
+        content=[TextPart(text="The user denied this tool call. Reason: No.")],
         is_error=True,
     )
     # An approved answer sends nothing (its result follows as usual).

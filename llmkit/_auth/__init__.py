@@ -101,7 +101,7 @@ def resolve(model: Model, options: Mapping[str, Any]) -> Access:
         InvalidRequestError: no base URL, or a placeholder nothing fills.
     """
     base_url = options.get("base_url") or model.base_url
-    if model.platform == "azure" or model.compat.auth == "azure":
+    if model.platform == "azure" or getattr(model.compat, "auth", None) == "azure":
         from . import azure  # the endpoint may come from the environment
 
         access = azure.resolve(model, base_url, options)

@@ -123,7 +123,7 @@ def _openai_endpoint(model: Model, base_url: str) -> tuple[str, Callable[[str], 
             path += "/openai/v1"  # a resource's root: Microsoft's v1 endpoint
         return urlunsplit((parts.scheme, parts.netloc, path, "", "")), None
     deployment = unquote(found.group(1)) if found else model.id
-    api_version = version or model.compat.azure_api_version
+    api_version = version or str(getattr(model.compat, "azure_api_version", "2024-10-21"))
     prefix = path.split("/openai", 1)[0]
     root = urlunsplit((parts.scheme, parts.netloc, prefix + "/openai", "", ""))
 

@@ -182,7 +182,7 @@ def openai_cache(
     {"mode": "explicit"}`` (with no breakpoint, nothing is cached) on models that have it.
     ``"short"`` is OpenAI's automatic prefix caching: nothing to send. What a server or model
     cannot take is reported."""
-    takes_fields = model.compat.supports_prompt_cache
+    takes_fields = getattr(model.compat, "supports_prompt_cache", False)  # both OpenAI wires
     if opts.cache_key is not None:
         if takes_fields:
             body["prompt_cache_key"] = opts.cache_key

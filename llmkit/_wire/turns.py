@@ -1,10 +1,11 @@
 """Messages as alternating user and assistant turns, for the wires whose tool results are
 blocks of a user message (Anthropic Messages, Bedrock Converse).
 
-Tool results and the user turn after them share one user message (QUIRKS G1); a result that
-answers no call of the assistant turn before it is an orphan (the wire sends it as text); an
-assistant turn with no content (aborted before any) is left out, as both APIs refuse it. Each
-wire maps the messages' content; this module only groups it.
+Tool results and the user turn after them share one user message (QUIRKS G1); an assistant
+turn with no content (aborted before any) is left out, as both APIs refuse it. Each wire maps
+the messages' content; this module only groups it. The messages come from
+:func:`~llmkit._wire.prepare.prepare`, so every result answers a call of the assistant turn
+before it (a result that answers none was already made user text there, ``orphan_tool_call``).
 """
 
 from __future__ import annotations
@@ -27,14 +28,10 @@ def turns(
     user: Callable[[UserMessage], Blocks],
     assistant: Callable[[AssistantMessage], Blocks],
     result: Callable[[ToolResultMessage], Blocks],
-    orphan: Callable[[ToolResultMessage], Blocks],
-    call_ids: Callable[[Blocks], set[str]],
 ) -> list[dict[str, Any]]:
     """``[{"role": ..., "content": [...]}, ...]``, each message's blocks mapped by the wire:
-    ``user``, ``assistant``, ``result`` (a result answering a call of the turn before it),
-    ``orphan`` (one that does not), ``call_ids`` (the call ids of an assistant turn's blocks)."""
+    ``user``, ``assistant``, ``result``."""
     out: list[dict[str, Any]] = []
-    open_calls: set[str] = set()  # call ids of the last assistant turn still unanswered
 
     def user_blocks() -> Blocks:
         if not out or out[-1]["role"] != "user":
@@ -44,17 +41,11 @@ def turns(
 
     for m in messages:
         if isinstance(m, ToolResultMessage):
-            if m.tool_call_id in open_calls:
-                open_calls.discard(m.tool_call_id)
-                user_blocks().extend(result(m))
-            else:
-                user_blocks().extend(orphan(m))
+            user_blocks().extend(result(m))
         elif isinstance(m, UserMessage):
-            open_calls.clear()
             user_blocks().extend(user(m))
         else:
             blocks = assistant(m)
-            open_calls = call_ids(blocks)
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
     if any(not turn["content"] for turn in out):

@@ -405,13 +405,16 @@ class _Reader:
         tools: dict[str, tuple[int, dict[str, Any]]],
         recorded: dict[str, dict[str, Any]],
     ) -> None:
-        found: list[tuple[float, ToolResultMessage]] = []
+        # Results in the order they were streamed after the step (their recorded index), then
+        # those without one (a later response's, a refusal, a page's own) in call order.
+        found: list[tuple[tuple[int, int], ToolResultMessage]] = []
         for position, call in enumerate(assistant.tool_calls):
             n, part = tools[call.id]
             where.part = n
             result = self.outcome(where, call, part, recorded.get(call.id))
             if result is not None:
-                found.append(result if result[0] >= 0 else (position, result[1]))
+                index, message = result
+                found.append(((0, index) if index is not None else (1, position), message))
         found.sort(key=lambda item: item[0])
         self.messages.extend(result for _, result in found)
 
@@ -421,7 +424,7 @@ class _Reader:
         call: ToolCall,
         part: Mapping[str, Any],
         entry: Mapping[str, Any] | None,
-    ) -> tuple[float, ToolResultMessage] | None:
+    ) -> tuple[int | None, ToolResultMessage] | None:
         state = part["state"]
         approval = _get(where, part, "approval", dict, optional=True)
         if state == "approval-responded":
@@ -439,7 +442,7 @@ class _Reader:
                 None if approval is None else _get(where, approval, "reason", str, optional=True)
             )
             text = refusal_text(reason)
-            return -1, _model(
+            return None, _model(
                 where,
                 ToolResultMessage,
                 tool_call_id=call.id,
@@ -464,11 +467,11 @@ class _Reader:
                     text = json.dumps(output, ensure_ascii=False, allow_nan=False)
                 except (TypeError, ValueError):
                     where.fail("the tool output is not JSON")
-        index: float = -1
+        index: int | None = None
         name = call.name
         content: Any = [TextPart(text=text)]
         if meta is not None:
-            index = _get(where, meta, "index", int, optional=True) or 0
+            index = _get(where, meta, "index", int, optional=True)
             name = _get(where, meta, "tool_name", str, optional=True) or name
             if "content" in meta:
                 content = _model(where, _USER_PARTS.validate_python, meta["content"])

@@ -13,7 +13,8 @@ later request needs and the protocol has no field for rides along:
   their defaults are left out.
 - per tool result, the ``providerMetadata`` of its ``tool-output-*`` part (the UI part's
   ``resultProviderMetadata``): ``{"llmkit": {"index", "content", "tool_name"}}``: its place
-  among the results after its step, and its content and tool name where the visible
+  among the results after its step (none for a result or refusal in a later response: those
+  come back after the others, in call order), and its content and tool name where the visible
   ``output`` / tool part do not say them exactly.
 
 Both are written here and read back by ``from_ui_messages`` (``_history.py``).
@@ -115,9 +116,13 @@ def step_record(
     return {"type": RECORD_TYPE, "data": {"message": head, "content": content}}
 
 
-def result_metadata(result: ToolResultMessage, index: int, name: str | None) -> dict[str, Any]:
-    """The ``providerMetadata`` of a result's ``tool-output-*`` part (``name``: its call's)."""
-    record: dict[str, Any] = {"index": index}
+def result_metadata(
+    result: ToolResultMessage, index: int | None, name: str | None
+) -> dict[str, Any]:
+    """The ``providerMetadata`` of a result's ``tool-output-*`` part (``name``: its call's;
+    ``index``: its place among its step's results, ``None`` for a result that continues a
+    message an earlier response streamed, which comes back after those, in call order)."""
+    record: dict[str, Any] = {} if index is None else {"index": index}
     content = result.content
     if not (len(content) == 1 and isinstance(content[0], TextPart) and not content[0].citations):
         record["content"] = [p.model_dump(mode="json") for p in content]

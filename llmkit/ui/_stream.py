@@ -322,7 +322,8 @@ class _Encoder:
                 self._results += 1
                 out.append({"type": "tool-output-denied", "toolCallId": call_id})
             return
-        meta = result_metadata(item, self._results, self._call_names.get(call_id))
+        index = self._results if self._step >= 0 else None
+        meta = result_metadata(item, index, self._call_names.get(call_id))
         self._results += 1
         if item.is_error:
             part = {"type": "tool-output-error", "toolCallId": call_id, "errorText": item.text}

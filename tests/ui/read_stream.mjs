@@ -3,7 +3,8 @@
 //
 //     node read_stream.mjs CASES.json > RESULTS.json
 //
-// CASES.json is [{"name", "sse", "chunkSize"}]: each "sse" is a whole response body, cut into
+// CASES.json is [{"name", "sse", "chunkSize", "message"?}]: each "sse" is a whole response body (continuing
+// "message", a UIMessage, when given: the page's message after an approval), cut into
 // byte chunks of "chunkSize" (so the SSE parser meets chunk boundaries anywhere, mid-character
 // included). Each goes through exactly what useChat runs on a response body:
 // DefaultChatTransport.processResponseStream (the SSE parser, then every chunk validated
@@ -76,7 +77,9 @@ async function read(testCase) {
     );
   let message = null;
   const onError = (error) => errors.push({ name: error?.name ?? "?", message: String(error?.message ?? error) });
-  for await (const snapshot of readUIMessageStream({ stream: validated, onError })) {
+  // "message": the page's message this stream continues (after an approval), as useChat does
+  const message0 = testCase.message ?? undefined;
+  for await (const snapshot of readUIMessageStream({ message: message0, stream: validated, onError })) {
     message = snapshot;
   }
   const finish = chunks.filter((chunk) => chunk.type === "finish").at(-1);

@@ -67,6 +67,7 @@ from ..prepare import Prepared
 from ..skeleton import Origin, build_body, strict_refused
 from ..turns import turns
 from .caching import MARK, control, place
+from .compat import claude_flags
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -95,7 +96,7 @@ THINKING_BUDGETS: dict[str, int] = BUDGETS
 
 _MIN_BUDGET = 1024  # the API refuses smaller budgets; the budget must also be < max_tokens
 _EFFORTS = ("low", "medium", "high")  # adaptive thinking's levels on a Claude not catalogued
-# For ids the catalogue does not know, the Claude family and version decide (model.anthropic
+# For ids the catalogue does not know, the Claude family and version decide (model.compat
 # flags set in the catalogue win): 4.6 and later take adaptive thinking with an effort level;
 # Fable and Opus 5.5+ cannot turn it off; Opus 4.7 and every Claude 5 refuse sampling params.
 _CLAUDE = re.compile(r"claude-(opus|sonnet|haiku|fable)-(\d+)(?:-(\d{1,2}))?(?!\d)")
@@ -110,8 +111,9 @@ def _claude_version(model_id: str) -> tuple[str, tuple[int, int]] | None:
 
 def thinking_mode(model: Model) -> str:
     """``budget``, ``adaptive`` or ``always`` for this model (flag first, then the id)."""
-    if model.anthropic.thinking is not None:
-        return model.anthropic.thinking
+    flags = claude_flags(model)
+    if flags.thinking is not None:
+        return flags.thinking
     found = _claude_version(model.id)
     if found is None:
         return "budget"
@@ -144,8 +146,9 @@ def supports_eager_streaming(model: Model) -> bool:
 
 def supports_sampling(model: Model) -> bool:
     """Whether non-default temperature/top_p may be sent (flag first, then the id)."""
-    if model.anthropic.supports_sampling is not None:
-        return model.anthropic.supports_sampling
+    flags = claude_flags(model)
+    if flags.supports_sampling is not None:
+        return flags.supports_sampling
     found = _claude_version(model.id)
     if found is None:
         return True
@@ -221,8 +224,6 @@ def _messages(
         user=lambda m: _user_content(m.content, model, diags),
         assistant=lambda m: _assistant(m, model, diags),
         result=lambda m: [_tool_result(m, model, diags)],
-        orphan=lambda m: _orphan_result(m, model, diags),
-        call_ids=lambda blocks: {b["id"] for b in blocks if b.get("type") == "tool_use"},
     )
 
 
@@ -284,25 +285,6 @@ def _tool_result(m: ToolResultMessage, model: Model, diags: list[Diagnostic]) ->
     if m.is_error:
         block["is_error"] = True
     return block
-
-
-def _orphan_result(
-    m: ToolResultMessage, model: Model, diags: list[Diagnostic]
-) -> list[dict[str, Any]]:
-    diags.append(
-        Diagnostic(
-            kind="orphan_tool_call",
-            message="A tool result answered no tool call of the turn before it; sent as text",
-            tool_call_id=m.tool_call_id,
-            details={"name": m.tool_name, "result_without_call": True},
-        )
-    )
-    status = " (error)" if m.is_error else ""
-    head = {
-        "type": "text",
-        "text": f"[result of tool call {m.tool_call_id} ({m.tool_name}){status}]",
-    }
-    return [head, *_user_content(m.content, model, diags)]
 
 
 # The fields each citation type takes in a request (anthropic.types.TextCitationParam); the
@@ -388,9 +370,12 @@ def _assistant(m: AssistantMessage, model: Model, diags: list[Diagnostic]) -> li
 def _tool_use(call: ToolCall, origin: Origin) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.name}
     block["input"] = call.arguments  # a recovered call replays its recovered value
-    caller = (call.replay or {}).get("caller")
+    replay = call.replay or {}
+    caller, toolset = replay.get("caller"), replay.get("toolset_name")
     if origin.same and isinstance(caller, dict):
         block["caller"] = caller  # programmatic tool calling: who made the call
+    if origin.same and isinstance(toolset, str):
+        block["toolset_name"] = toolset  # the toolset this member tool belongs to
     origin.call_replay(call)
     return block
 

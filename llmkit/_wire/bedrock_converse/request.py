@@ -163,8 +163,6 @@ class _Builder:
             user=lambda m: self.content(m.content),
             assistant=self.assistant,
             result=self.tool_result,
-            orphan=self.orphan_result,
-            call_ids=lambda blocks: {b["toolUse"]["toolUseId"] for b in blocks if "toolUse" in b},
         )
 
     def content(self, parts: Sequence[Any]) -> list[dict[str, Any]]:
@@ -246,18 +244,6 @@ class _Builder:
         if cached:
             out.append({"cachePoint": {"type": "default"}})
         return out
-
-    def orphan_result(self, m: ToolResultMessage) -> list[dict[str, Any]]:
-        self.report(
-            "orphan_tool_call",
-            "A tool result answered no tool call of the turn before it; sent as text",
-            m.tool_call_id,
-            name=m.tool_name,
-            result_without_call=True,
-        )
-        status = " (error)" if m.is_error else ""
-        head = {"text": f"[result of tool call {m.tool_call_id} ({m.tool_name}){status}]"}
-        return [head, *self.content(m.content)]
 
     def assistant(self, m: AssistantMessage) -> list[dict[str, Any]]:
         origin = Origin(m, self.model, self.diags)

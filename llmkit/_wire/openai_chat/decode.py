@@ -19,6 +19,7 @@ from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder, first_alone
 from ..turn_failures import fail_turn
 from ..values import count, obj, seq, text, wrong_type
+from .compat import chat_flags
 
 __all__ = ["Decoder", "decode_response"]
 
@@ -67,7 +68,7 @@ class Decoder(SplicedDecoder):
     def __init__(self, sink: DeltaSink, model: Model) -> None:
         super().__init__(sink)
         self._model = model
-        self._fields = model.compat.reasoning_fields
+        self._fields = chat_flags(model).reasoning_fields
         self._started = False
         self._refusal = False
         self._details: dict[Any, dict[str, Any]] = {}  # OpenRouter reasoning_details by index

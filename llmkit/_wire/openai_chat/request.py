@@ -2,7 +2,7 @@
 
 Pure: a Context and options in, the URL/headers/JSON body out, plus a diagnostic for every
 change made to fit the target server. Server quirks come from ``model.compat``
-(:class:`llmkit.OpenAIChatCompat`), never from provider names in code.
+(:class:`llmkit.OpenAIChatCompat`, ``compat.py``), never from provider names in code.
 
 Documents: a PDF is a ``file`` part (``file_data`` as a data URL, with a ``filename``); Chat takes
 no file URL, so a URL document is a placeholder (``document_omitted``); a text document is
@@ -50,6 +50,7 @@ from ..features import (
 )
 from ..prepare import Prepared, arguments_json
 from ..skeleton import Origin, build_body, strict_refused
+from .compat import chat_flags
 
 __all__ = ["build", "headers", "url"]
 
@@ -61,7 +62,7 @@ def headers(model: Model, api_key: str | None) -> dict[str, str]:
     """Auth headers: ``Authorization: Bearer`` (Azure: ``api-key``); none without a key."""
     if not api_key:
         return {}
-    if model.compat.auth == "azure":
+    if chat_flags(model).auth == "azure":
         return {"api-key": api_key}
     return {"authorization": f"Bearer {api_key}"}
 
@@ -76,7 +77,7 @@ class _Builder:
 
     def __init__(self, model: Model, context: Context, opts: Options, prepared: Prepared) -> None:
         self.model = model
-        self.compat = model.compat
+        self.compat = chat_flags(model)
         self.context = context
         self.opts = opts
         self.prepared = prepared
@@ -353,7 +354,7 @@ def build(
     streamed: dict[str, Any] | None = None
     if stream:
         streamed = {"stream": True}
-        if model.compat.supports_usage_in_streaming:
+        if chat_flags(model).supports_usage_in_streaming:
             streamed["stream_options"] = {"include_usage": True}
-    ids: IdGrammar = "alnum9" if model.compat.tool_call_id_format == "mistral" else "token40"
+    ids: IdGrammar = "alnum9" if chat_flags(model).tool_call_id_format == "mistral" else "token40"
     return build_body(model, context, opts, ids=ids, fill=fill, stream=streamed)

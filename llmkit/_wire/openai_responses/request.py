@@ -62,6 +62,7 @@ from ..features import (
 )
 from ..prepare import Prepared, arguments_json
 from ..skeleton import Origin, build_body, strict_refused
+from .compat import responses_flags
 
 __all__ = ["HOSTED", "build", "headers", "url"]
 
@@ -405,14 +406,14 @@ def _tool(t: Tool, model: Model, diags: list[Diagnostic]) -> dict[str, Any]:
     if t.description:
         out["description"] = t.description
     if t.strict:
-        if not (model.strict_tools and model.compat.supports_strict):
+        if not (model.strict_tools and responses_flags(model).supports_strict):
             raise strict_refused(t, model)
         out["parameters"], rewrites = _strict(t.parameters, t.name)
         diags.extend(rewrites)
         out["strict"] = True
     else:
         out["parameters"] = t.parameters
-        if model.compat.supports_strict:
+        if responses_flags(model).supports_strict:
             # Unlike Chat Completions, Responses treats a *missing* `strict` as strict and
             # normalises the schema (optional fields become required): a non-strict tool
             # must say `strict: false`. Servers that reject the key get none (QUIRKS H2).
@@ -486,7 +487,7 @@ def _options(body: dict[str, Any], model: Model, opts: Options, diags: list[Diag
 
 def _response_format(model: Model, fmt: Any, diags: list[Diagnostic]) -> dict[str, Any]:
     name, schema = output_schema(fmt, diags)
-    if not model.compat.supports_strict:
+    if not responses_flags(model).supports_strict:
         return {"type": "json_schema", "name": name, "schema": schema}  # as written (H2)
     strict, rewrites = _strict(schema, name)
     diags.extend(rewrites)

@@ -44,13 +44,13 @@ def test_inferred_from_the_id_when_the_catalogue_does_not_say(
 
 def test_catalogue_flags_win() -> None:
     model = custom("claude-sonnet-5").model_copy(
-        update={"anthropic": llmkit.AnthropicCompat(supports_sampling=True)}
+        update={"compat": llmkit.AnthropicCompat(supports_sampling=True)}
     )
     assert supports_sampling(model) is True
     for m in llmkit.models("anthropic"):
         # Sampling from the catalogue (models.dev's `temperature`); the thinking mode from it
         # where llmkit's overlay sets one, else from the Claude version.
-        assert m.anthropic.supports_sampling is not None
+        assert m.compat.supports_sampling is not None
         if m.reasoning:
             assert thinking_mode(m) in ("budget", "adaptive", "always"), m.id
 

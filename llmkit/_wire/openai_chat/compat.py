@@ -1,24 +1,26 @@
-"""Compat flags: how each OpenAI-compatible server bends the Chat Completions wire.
+"""The ``openai-chat`` wire's quirk flags: how each OpenAI-compatible server bends the Chat
+Completions wire (``Model.compat`` of an ``api="openai-chat"`` model, docs/design.md §3).
 
 The attribute docstrings are documentation (``docs/servers.md`` is generated from them); they
 are not loaded at import. Every field defaults to what api.openai.com does. Provider profiles
-(``data/providers.json``)
-set what their server needs, and ``Model(compat={...})`` overrides field by field. Each field
-names the servers that need it and the docs/quirks.md row it answers.
+(``data/providers.json``) set what their server needs, and ``Model(compat={...})`` overrides
+field by field. Each field names the servers that need it and the docs/quirks.md row it answers.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
-__all__ = ["AnthropicCompat", "OpenAIChatCompat"]
+from ..._models import Model, WireCompat
+
+__all__ = ["OpenAIChatCompat", "chat_flags"]
 
 ThinkingFormat = Literal["openai", "deepseek", "zai", "qwen", "chat_template", "openrouter", "none"]
 
 
-class OpenAIChatCompat(BaseModel):
+class OpenAIChatCompat(WireCompat):
     """Quirk flags for ``api="openai-chat"`` servers (docs/quirks.md)."""
 
     model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True, extra="forbid")
@@ -38,7 +40,7 @@ class OpenAIChatCompat(BaseModel):
     Elsewhere a strict tool is refused, a ``response_format`` schema goes as written (llama.cpp
     builds its grammar from it, so every constraint is kept) and ``strict`` is never sent:
     Cohere (via OpenRouter), RouteLLM and older models reject the key, even ``strict: false``
-    (QUIRKS H2). Also read by the ``openai-responses`` adapter."""
+    (QUIRKS H2)."""
 
     supports_parallel_tool_calls: bool = True
     """Whether ``parallel_tool_calls`` may be sent; some reasoning models reject it (H4).
@@ -56,7 +58,7 @@ class OpenAIChatCompat(BaseModel):
     """The prompt-cache fields may be sent: ``prompt_cache_key`` (the ``cache_key`` option) and
     ``prompt_cache_retention`` (``cache="long"``). api.openai.com (its profile sets it); other
     servers reject or ignore unknown fields, so ``cache_key`` and ``cache="long"`` are reported
-    there. Also read by the ``openai-responses`` adapter."""
+    there."""
 
     thinking_format: ThinkingFormat = "openai"
     """How the ``reasoning`` option is sent: ``openai`` → ``reasoning_effort``; ``deepseek`` →
@@ -108,19 +110,11 @@ class OpenAIChatCompat(BaseModel):
     """The ``api-version`` query parameter for Azure OpenAI."""
 
 
-class AnthropicCompat(BaseModel):
-    """Per-model behaviour of ``api="anthropic-messages"`` models. ``None`` means "infer from
-    the model id" (Claude family and version), so a new model id works before the catalogue
-    knows it; catalogue entries set the fields explicitly."""
+_DEFAULT = OpenAIChatCompat()
 
-    model_config: ClassVar[ConfigDict] = ConfigDict(defer_build=True, frozen=True, extra="forbid")
 
-    thinking: Literal["budget", "adaptive", "always"] | None = None
-    """How ``reasoning`` is sent: ``budget`` → ``thinking.budget_tokens`` (manual extended
-    thinking, Claude 4.5 and earlier); ``adaptive`` → ``thinking: {type: adaptive}`` with an
-    effort level (Claude 4.6 and later, where manual budgets are refused); ``always`` →
-    adaptive thinking that cannot be turned off (Fable, Opus 5.5)."""
-
-    supports_sampling: bool | None = None
-    """Whether non-default ``temperature``/``top_p`` are accepted. Claude Opus 4.7 and the
-    Claude 5 family answer 400 to them, so llmkit drops them there (reported)."""
+def chat_flags(model: Model) -> OpenAIChatCompat:
+    """The model's Chat Completions flags (api.openai.com's defaults for a model of another
+    wire, as when a test sends one model's flags down this wire)."""
+    compat = model.compat
+    return compat if isinstance(compat, OpenAIChatCompat) else _DEFAULT
