@@ -356,6 +356,9 @@ class Decoder(SplicedDecoder):
         kind = next((k for k in part if k not in PART_MODIFIERS), None)
         if kind is None:
             fields = extras(part, _TEXT_KEYS)
+            if "thought" in part and not (sig or fields):
+                sink.malformed("A thought part without text was skipped", once="thought")
+                return
             if sig or fields:  # the signature must not be lost, nor the part's fields
                 self._carry(sig, on_text=False, fields=fields)
             return

@@ -118,7 +118,7 @@ _MISSING = object()
 def extras(part: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any] | None:
     """The fields of ``part`` beyond ``known`` (its content and signature), verbatim, or
     ``None``: kept in the part's replay data and sent back with it (DESIGN §6)."""
-    if len(part) <= 1:
+    if len(part) == 1 and known[0] in part:
         return None  # the hot path: a plain text part or call
     found = {k: v for k, v in part.items() if k not in known}
     return found or None
