@@ -1,5 +1,5 @@
 """What a Gemini response holds besides parts, finish reason and counts: kept verbatim on
-``message.provider_data`` (DESIGN §6, "Nothing silently"), each under one key.
+``message.provider_data`` (docs/design.md §1: never silence), each under one key.
 
 Measured against google-genai's own types (``GenerateContentResponse``, ``Candidate``,
 ``GenerateContentResponseUsageMetadata``, ``Part``; ``tests/wire/gemini/test_sdk_fields.py``
@@ -117,7 +117,7 @@ _MISSING = object()
 
 def extras(part: dict[str, Any], known: tuple[str, ...]) -> dict[str, Any] | None:
     """The fields of ``part`` beyond ``known`` (its content and signature), verbatim, or
-    ``None``: kept in the part's replay data and sent back with it (DESIGN §6)."""
+    ``None``: kept in the part's replay data and sent back with it (docs/design.md §3)."""
     if len(part) == 1 and known[0] in part:
         return None  # the hot path: a plain text part or call
     found = {k: v for k, v in part.items() if k not in known}

@@ -126,7 +126,7 @@ def url(model: Model, base_url: str, *, stream: bool) -> str:
 
 def _fields(replay: dict[str, Any] | None) -> dict[str, Any]:
     """A part's own fields kept in its replay data (``partMetadata``, ``videoMetadata``, ...),
-    as Gemini takes them back: the output-only ones left out (DESIGN §6)."""
+    as Gemini takes them back: the output-only ones left out (docs/design.md §3)."""
     fields = (replay or {}).get("fields")
     if not isinstance(fields, dict):
         return {}

@@ -1,6 +1,6 @@
 """What a Gemini response holds besides parts, finish reason and counts, over streams of real
-bytes re-split at random offsets (DESIGN §6, "Nothing silently"; :mod:`llmkit._wire.gemini.kept`).
-"""
+bytes re-split at random offsets (docs/design.md §1, never silence;
+:mod:`llmkit._wire.gemini.kept`)."""
 
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ def test_a_total_that_is_not_the_sum_is_kept() -> None:
     assert (msg.provider_data or {})["usage_metadata"] == {"totalTokenCount": 9}
 
 
-def test_continuation_token_and_how_to_continue() -> None:
+def test_continuation_token_and_how_to_continue_E4() -> None:
     """``CONTINUATION``: the per-request token limit, not the end. The token is kept; the same
     request again with ``provider_options={"continuationToken": ...}`` gets the rest."""
     body = chunk({"text": "The first half"}, finish="CONTINUATION", usage={"promptTokenCount": 3})

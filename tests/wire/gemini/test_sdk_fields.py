@@ -1,5 +1,5 @@
 """Every field google-genai's ``GenerateContentResponse`` defines, through the Gemini decoder
-(DESIGN §6, "Nothing silently, measured against the SDKs' own types").
+(docs/design.md §1: never silence, measured against the SDK's own types).
 
 The SDK's pydantic models are walked (:func:`leaves`): every leaf field reachable from
 ``GenerateContentResponse`` is one probe, a minimal real response with that field set to a
@@ -445,7 +445,7 @@ def test_part_fields_go_back_to_the_same_model() -> None:
 
 @pytest.mark.parametrize("reason", [r.value for r in types.FinishReason])
 @pytest.mark.parametrize("mode", ["streamed", "whole"])
-def test_every_finish_reason_maps_or_is_reported(reason: str, mode: str) -> None:
+def test_every_finish_reason_maps_or_is_reported_E4(reason: str, mode: str) -> None:
     body = {
         "candidates": [
             {"content": {"role": "model", "parts": [{"text": "Hi"}]}, "finishReason": reason}
