@@ -1,13 +1,16 @@
-// Opens the example page (examples/web_ui) in headless Chromium from Debian, sends the prompt,
-// and reports what the DOM showed while the answer streamed. Driven by tests/test_ui_browser.py:
+// Holds a conversation on the example page (examples/web_ui) in headless Chromium from Debian,
+// and reports what the DOM showed. Driven by tests/test_ui_browser.py:
 //
 //     node browser.mjs CHROMIUM SCREENSHOT.png URL...  > RESULTS.json
 //
-// One browser, one fresh profile, a page per URL (side by side). Before sending, a MutationObserver records
-// every change of the page: the status (`streaming` until the reader finished) and, for every
-// tool call on the page, its id, state and the arguments text shown. RESULTS.json maps each URL
-// to {log, final, errors}: that record, the DOM at the end (text, tool calls, status) and any
-// page or console error. The last URL's page is saved as SCREENSHOT.png.
+// One browser, one fresh profile, a page per URL (side by side). On each page: send the
+// suggested prompt (turn 1: a tool loop), send the next (turn 2: two bookings that ask for
+// approval), approve the first and deny the second with a reason, send the third (turn 3: an
+// answer with sources), then reload. A MutationObserver records every change during turn 1
+// (the status and, for every tool call on the page, its id, state and the arguments shown).
+// RESULTS.json maps each URL to {log, turns, reloaded, errors}: that record, the DOM after
+// each response, the DOM and the address after the reload, and any page or console error. The last URL's
+// page is saved as SCREENSHOT.png.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,16 +30,28 @@ const args = [
 ];
 
 function snapshot() {
+  const tool = (n) => ({
+    id: n.dataset.toolCallId,
+    state: n.dataset.state,
+    name: n.querySelector(".tool-name").textContent,
+    input: n.querySelector(".tool-input").textContent,
+    output: n.querySelector(".tool-output")?.textContent ?? null,
+    buttons: [...n.querySelectorAll(".approval button")].map((b) => b.textContent),
+  });
   return {
     status: document.getElementById("status").dataset.status,
     statusText: document.getElementById("status").textContent,
-    text: [...document.querySelectorAll(".message.assistant .text")].map((n) => n.textContent),
-    tools: [...document.querySelectorAll(".tool")].map((n) => ({
-      id: n.dataset.toolCallId,
-      state: n.dataset.state,
-      name: n.querySelector(".tool-name").textContent,
-      input: n.querySelector(".tool-input").textContent,
-      output: n.querySelector(".tool-output")?.textContent ?? null,
+    prompt: document.getElementById("prompt").value,
+    messages: [...document.querySelectorAll(".message")].map((m) => ({
+      id: m.dataset.messageId,
+      role: m.classList.contains("user") ? "user" : "assistant",
+      text: [...m.querySelectorAll(".text")].map((n) => n.textContent),
+      reasoning: [...m.querySelectorAll(".reasoning")].map((n) => n.textContent),
+      tools: [...m.querySelectorAll(".tool")].map(tool),
+      sources: [...m.querySelectorAll(".sources li")].map((n) => ({
+        text: n.textContent,
+        href: n.querySelector("a")?.getAttribute("href") ?? null,
+      })),
     })),
   };
 }
@@ -48,6 +63,19 @@ const context = await chromium.launchPersistentContext(profile, {
   args,
   viewport: { width: 900, height: 1000 },
 });
+
+// Wait until the page has finished `count` responses and is no longer sending.
+async function settled(page, count) {
+  await page.waitForFunction(
+    (n) =>
+      Number(document.body.dataset.responses ?? 0) >= n &&
+      !["submitted", "streaming"].includes(document.getElementById("status").dataset.status),
+    count,
+    { timeout: 60000 },
+  );
+  return page.evaluate(snapshot);
+}
+
 async function visit(url, screenshotPath) {
   const page = await context.newPage();
   const errors = [];
@@ -56,29 +84,46 @@ async function visit(url, screenshotPath) {
     if (message.type() === "error") errors.push(`console: ${message.text()}`);
   });
   await page.goto(url);
+  await page.waitForSelector("body[data-loaded]");
   await page.evaluate(`(() => {
     const snapshot = ${snapshot.toString()};
     window.__log = [];
-    new MutationObserver(() => window.__log.push(snapshot())).observe(document.body, {
+    window.__observer = new MutationObserver(() => window.__log.push(snapshot()));
+    window.__observer.observe(document.body, {
       subtree: true, childList: true, characterData: true, attributes: true,
     });
   })()`);
-  await page.click("#send");
+  const turns = [];
+  await page.click("#send"); // turn 1: the suggested prompt
+  turns.push(await settled(page, 1));
+  const log = await page.evaluate("window.__observer.disconnect(), window.__log");
+
+  await page.click("#send"); // turn 2: bookings, held for approval
+  turns.push(await settled(page, 2));
+  const held = page.locator('.tool[data-state="approval-requested"]');
+  await held.nth(0).locator("button.approve").click();
   await page.waitForFunction(
-    () => !["idle", "streaming"].includes(document.getElementById("status").dataset.status),
-    null,
-    { timeout: 60000 },
+    () => document.querySelectorAll('.tool[data-state="approval-requested"]').length === 1,
   );
-  const log = await page.evaluate("window.__log");
-  const final = await page.evaluate(snapshot);
+  await page.locator('.tool[data-state="approval-requested"] .reason').fill("Too expensive");
+  await page.locator('.tool[data-state="approval-requested"] button.deny').click();
+  turns.push(await settled(page, 3)); // sent by itself once every call was answered
+
+  await page.click("#send"); // turn 3: an answer with sources
+  turns.push(await settled(page, 4));
   if (screenshotPath) await page.screenshot({ path: screenshotPath, fullPage: true });
+
+  await page.reload();
+  await page.waitForSelector("body[data-loaded]");
+  const reloaded = await page.evaluate(snapshot);
+  const address = page.url();
   await page.close();
-  return { log, final, errors };
+  return { log, turns, reloaded, address, errors };
 }
 
 const results = {};
 try {
-  // The pages stream side by side: most of their time is the fake provider's pacing.
+  // The pages run side by side: most of their time is the fake provider's pacing.
   const visits = urls.map((url, i) => visit(url, i === urls.length - 1 ? screenshot : null));
   for (const [i, result] of (await Promise.all(visits)).entries()) results[urls[i]] = result;
 } finally {

@@ -370,9 +370,12 @@ def _assistant(m: AssistantMessage, model: Model, diags: list[Diagnostic]) -> li
 def _tool_use(call: ToolCall, origin: Origin) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.name}
     block["input"] = call.arguments  # a recovered call replays its recovered value
-    caller = (call.replay or {}).get("caller")
+    replay = call.replay or {}
+    caller, toolset = replay.get("caller"), replay.get("toolset_name")
     if origin.same and isinstance(caller, dict):
         block["caller"] = caller  # programmatic tool calling: who made the call
+    if origin.same and isinstance(toolset, str):
+        block["toolset_name"] = toolset  # the toolset this member tool belongs to
     origin.call_replay(call)
     return block
 
