@@ -35,8 +35,8 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from .server import raise_fd_limit
 from .measure import rss_bytes
+from .server import raise_fd_limit
 from .streams import slow_text
 
 MODES = ("llmkit-default", "llmkit-shared", "floor-shared")
