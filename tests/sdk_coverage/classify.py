@@ -32,7 +32,7 @@ import llmkit
 
 from .wires import Probe
 
-__all__ = ["Outcome", "inherit", "run"]
+__all__ = ["QUIET", "Outcome", "inherit", "run"]
 
 KEPT_KEYS = ("provider_data", "replay", "signature")
 QUIET = "read quietly"

@@ -30,7 +30,7 @@ from pydantic import BaseModel
 
 __all__ = ["Variant", "pydantic_variants", "shape_variants"]
 
-MAX_DEPTH = 6  # how deep field paths go (a content block's citation's location is depth 5)
+MAX_DEPTH = 8  # how deep types nest (a union member is a level; a Converse citation location: 7)
 FILL_DEPTH = 4  # how deep a marked value is filled in
 
 

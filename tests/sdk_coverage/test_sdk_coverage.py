@@ -15,12 +15,14 @@ from __future__ import annotations
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from .classify import Outcome
+from .classify import QUIET, Outcome, inherit, run
+from .generate import Variant
 from .report import collect, table
-from .wires import WIRES
+from .wires import WIRES, Probe
 
 ALLOWLIST = Path(__file__).with_name("silent.txt")
 SDKS = ("openai", "anthropic", "google-genai", "botocore")
@@ -43,8 +45,12 @@ def _off_pin() -> list[str]:
     return off
 
 
+OFF_PIN = _off_pin()
 pytestmark = pytest.mark.skipif(
-    bool(_off_pin()), reason=f"SDKs off their pins: {', '.join(_off_pin())}"
+    bool(OFF_PIN),
+    reason="needs Python 3.11+ (google-genai 3.6)"
+    if OFF_PIN == ["tomllib"]
+    else f"SDKs off their pins: {', '.join(OFF_PIN)}",
 )
 
 
@@ -112,3 +118,46 @@ def test_the_unions_are_enumerated(probe: str) -> None:
 def summary() -> str | None:
     """The per-wire table, if the probes ran in this process."""
     return table(list(outcomes())) if outcomes.cache_info().currsize else None
+
+
+def _probe(body: dict[str, Any], baseline: dict[str, Any], markers: set[Any]) -> Probe:
+    variant = Variant("x", body, markers, baseline=baseline)
+    return Probe("anthropic:whole:x", "anthropic", "whole", variant, body, baseline, lambda: None)
+
+
+def _message(*content: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    usage = {"input_tokens": 1, "output_tokens": 1}
+    return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+            "content": list(content), "stop_reason": "end_turn", "usage": usage,
+            **extra}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("body", "kind"),
+    [
+        (_message({"type": "text", "text": "Mk1"}), "mapped"),  # in the neutral parts
+        (_message(stop_sequence="Mk1"), "kept"),  # on provider_data
+        (_message({"type": "text", "text": "hi"}, stop_reason="Mk1"), "mapped"),  # raw reason
+        (_message(), "silent"),  # the marker is nowhere: dropped without a word
+    ],
+)
+def test_the_classifier_tells_the_outcomes_apart(body: dict[str, Any], kind: str) -> None:
+    model = next(w.model for w in WIRES if w.name == "anthropic")
+    assert run(model, _probe(body, _message(), {"Mk1"})).kind == kind
+
+
+def test_a_field_inside_a_reported_item_is_reported() -> None:
+    def outcome(path: str, kind: str, detail: str = "") -> Outcome:
+        probe = _probe(_message(), _message(), set())
+        probe.id = f"bedrock:stream:{path}"
+        return Outcome(probe, kind, detail=detail)
+
+    found = inherit(
+        [
+            outcome("delta[image]", "reported"),
+            outcome("delta[image].source[bytes]", "mapped", QUIET),  # a quiet item inside
+            outcome("delta[image].source[s3Location].uri", "silent"),
+            outcome("delta[text]", "silent"),  # not inside: stays silent
+        ]
+    )
+    assert [o.kind for o in found] == ["reported", "reported", "reported", "silent"]

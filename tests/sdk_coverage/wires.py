@@ -257,7 +257,7 @@ def _anthropic_probes() -> Iterator[Probe]:
     from anthropic.types import ContentBlock, Message, RawMessageStreamEvent
 
     marks = Markers()
-    for v in pydantic_variants(Message, marks, skip=_depth(4)):
+    for v in pydantic_variants(Message, marks, skip=_depth(5)):
         if v.path.startswith(("type=", "role=")):
             continue
         yield Probe(f"anthropic:whole:{v.path}", "anthropic", "whole", v, v.body, v.baseline,
@@ -276,7 +276,7 @@ def _anthropic_probes() -> Iterator[Probe]:
     for member in _members(RawMessageStreamEvent):
         kind = member.model_fields["type"].annotation.__args__[0]
         item_probe = Variant(kind, plain(member), value="item", baseline={})
-        for v in [item_probe, *pydantic_variants(member, marks, skip=_depth(4))]:
+        for v in [item_probe, *pydantic_variants(member, marks, skip=_depth(5))]:
             if v.path.startswith(("message.type=", "message.role=")):
                 continue
             block = None
@@ -330,7 +330,7 @@ def _gemini_probes() -> Iterator[Probe]:
     from google.genai.types import GenerateContentResponse
 
     marks = Markers()
-    for v in pydantic_variants(GenerateContentResponse, marks, skip=_depth(4)):
+    for v in pydantic_variants(GenerateContentResponse, marks, skip=_depth(6)):
         check = _checker(GenerateContentResponse, v.body)
         yield Probe(f"gemini:whole:{v.path}", "gemini", "whole", v, v.body, v.baseline, check)
         yield Probe(
