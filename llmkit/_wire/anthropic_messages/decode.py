@@ -27,8 +27,13 @@ Decoding rules:
   Anthropic sent it (a streamed input is reassembled), so a ``pause_turn`` reply can be sent
   back verbatim. A block type llmkit does not know is kept the same way and reported
   (``event_unknown``).
-- ``stop_sequence``, ``stop_details`` and ``container`` (from ``message_start`` or
-  ``message_delta``) are kept verbatim on ``message.provider_data``.
+- ``stop_sequence``, ``stop_details``, ``container`` and ``diagnostics`` (from
+  ``message_start`` or ``message_delta``) are kept verbatim on ``message.provider_data``; so
+  are ``model`` when it is not the id asked for (the snapshot behind an alias), and the usage
+  object (merged) when it holds more than the four counts llmkit maps (service tier, speed,
+  server tool counts, the cache-write split, ...).
+- A ``tool_use`` block's ``toolset_name`` and a programmatic ``caller`` are kept in the call's
+  ``replay`` and sent back in its block to the same model.
 - ``message_delta.usage`` is cumulative: output tokens overwrite, other fields are merged only
   when present (J2). Usage follows llmkit's convention: ``input`` = ``input_tokens`` + cache
   reads + cache writes; ``cache_creation.ephemeral_1h_input_tokens`` (1-hour writes) is passed
@@ -48,7 +53,7 @@ from ..._classify import error_from_body
 from ..._json.scanner import loads
 from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
-from .. import values
+from .. import typed_reads as values
 from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder
 
@@ -65,7 +70,13 @@ STOP_REASONS: dict[str, StopReason] = {
 }
 """Anthropic ``stop_reason`` → llmkit stop reason (E3); the raw value is always kept."""
 
-_KEPT = ("stop_sequence", "stop_details", "container")  # message fields kept verbatim
+# Message fields kept verbatim on provider_data (``diagnostics``: why the prompt cache missed)
+_KEPT = ("stop_sequence", "stop_details", "container", "diagnostics")
+# Usage fields llmkit maps to Usage; with any other (service tier, speed, inference geography,
+# server tool counts, the 5-minute / 1-hour split of cache writes), the usage is kept verbatim.
+_MAPPED_USAGE = frozenset(
+    {"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}
+)
 
 # Server-side blocks llmkit knows and keeps opaque without a report.
 _SERVER_BLOCKS = frozenset(
@@ -218,6 +229,9 @@ class Decoder(SplicedDecoder):
         """
         sink = self._sink
         sink.meta(message.get("id") or None, seed=seed)
+        answered = message.get("model")
+        if isinstance(answered, str) and answered and answered != self._model.id:
+            sink.provider_data("model", answered)  # the snapshot behind an alias
         usage = message.get("usage")
         if isinstance(usage, dict):
             self._merge_usage(usage)
@@ -267,10 +281,14 @@ class Decoder(SplicedDecoder):
         elif block_type == "tool_use":
             self._kinds[index] = "tool"
             arguments = block.get("input")
+            replay: dict[str, Any] = {}
             caller = block.get("caller")
-            replay: dict[str, Any] | None = None
             if isinstance(caller, dict) and caller.get("type") != "direct":
-                replay = {"caller": caller}  # programmatic tool calling: needed on replay
+                replay["caller"] = caller  # programmatic tool calling: needed on replay
+            # (a "direct" caller is the default, the same as none: not kept)
+            toolset = block.get("toolset_name")
+            if isinstance(toolset, str) and toolset:
+                replay["toolset_name"] = toolset  # a toolset member's family, sent back
             sink.tool_call(
                 index,
                 block.get("id") or None,
@@ -278,7 +296,7 @@ class Decoder(SplicedDecoder):
                 # Streamed calls start with input {} and send the text as deltas; a non-empty
                 # input here is the whole input.
                 arguments if isinstance(arguments, dict) and arguments else None,
-                replay=replay,
+                replay=replay or None,
             )
         else:
             name = block_type if isinstance(block_type, str) else "?"
@@ -381,6 +399,8 @@ class Decoder(SplicedDecoder):
         split = self._usage.get("cache_creation")
         long = _int(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) else None
         self._sink.usage(_usage(self._usage), long_cache_writes=long or 0)
+        if not _MAPPED_USAGE.issuperset(self._usage):
+            self._sink.provider_data("usage", dict(self._usage))
 
     def _keep(self, fields: dict[str, Any]) -> None:
         # Kept verbatim on message.provider_data: which stop sequence matched, why a turn was

@@ -55,7 +55,8 @@ from ..._models import Model
 from ..._reasoning import BUDGETS, LEVELS, budget, effort, refuse
 from ..._tools.definition import Tool
 from ..contract import Options
-from ..features import (
+from ..prepare import Prepared
+from ..request_features import (
     forced_choice,
     function_tools,
     omit_document,
@@ -63,7 +64,6 @@ from ..features import (
     provider_tools,
     reads_pdf,
 )
-from ..prepare import Prepared
 from ..skeleton import Origin, build_body, strict_refused
 from ..turns import turns
 from .caching import MARK, control, place
@@ -370,9 +370,12 @@ def _assistant(m: AssistantMessage, model: Model, diags: list[Diagnostic]) -> li
 def _tool_use(call: ToolCall, origin: Origin) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_use", "id": call.id, "name": call.name}
     block["input"] = call.arguments  # a recovered call replays its recovered value
-    caller = (call.replay or {}).get("caller")
+    replay = call.replay or {}
+    caller, toolset = replay.get("caller"), replay.get("toolset_name")
     if origin.same and isinstance(caller, dict):
         block["caller"] = caller  # programmatic tool calling: who made the call
+    if origin.same and isinstance(toolset, str):
+        block["toolset_name"] = toolset  # the toolset this member tool belongs to
     origin.call_replay(call)
     return block
 

@@ -20,10 +20,14 @@ payload is the event object (with Bedrock's random-length ``"p"`` padding field,
 - ``messageStop.stopReason`` is mapped by :data:`STOP_REASONS`; ``malformed_model_output`` and
   ``malformed_tool_use`` end the turn with ``ErrorEvent`` and a diagnostic
   (``_wire/turn_failures``).
-  ``additionalModelResponseFields``, and ``metadata``'s ``metrics`` and guardrail ``trace``,
-  are kept verbatim on ``message.provider_data``.
+  ``additionalModelResponseFields``, and ``metadata``'s ``metrics``, guardrail ``trace``,
+  ``performanceConfig`` and ``serviceTier``, are kept verbatim on ``message.provider_data``.
 - ``metadata.usage``: ``inputTokens`` counts only the uncached input, so llmkit's ``input`` is
-  ``inputTokens + cacheReadInputTokens + cacheWriteInputTokens``.
+  ``inputTokens + cacheReadInputTokens + cacheWriteInputTokens``. ``cacheDetails`` splits the
+  cache writes by TTL: the ``1h`` share is priced at the model's 1-hour write price
+  (``cost.cache_write_long``; the cost is ``None`` when the model has none, never the 5-minute
+  price). The usage object is kept verbatim on ``provider_data["usage"]`` when it holds more
+  than the four counts (``totalTokens``, ``cacheDetails``).
 - The stream is complete once both ``messageStop`` and ``metadata`` arrived (Bedrock sends
   ``metadata`` last; either order is accepted); EOF before that is ``stream_truncated``.
 - An exception message (``:message-type: exception``: ``throttlingException``,
@@ -45,7 +49,7 @@ from ..._eventstream import EventStreamMessage
 from ..._json.scanner import loads
 from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
-from .. import values
+from .. import typed_reads as values
 from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder
 from ..turn_failures import fail_turn
@@ -312,8 +316,10 @@ class Decoder(SplicedDecoder):
         self._seen.add("metadata")
         usage = values.obj(sink, payload.get("usage"), "metadata.usage")
         if usage is not None:
-            sink.usage(_usage(sink, usage))
-        for key in ("metrics", "trace"):
+            sink.usage(_usage(sink, usage), long_cache_writes=_long_writes(sink, usage))
+            if not _MAPPED_USAGE.issuperset(usage):
+                sink.provider_data("usage", usage)
+        for key in ("metrics", "trace", "performanceConfig", "serviceTier"):
             value = payload.get(key)
             if value is not None:
                 sink.provider_data(key, value)
@@ -414,6 +420,26 @@ def _index(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+# TokenUsage fields mapped to Usage; with any other (totalTokens, cacheDetails), the usage object
+# is kept verbatim on provider_data.
+_MAPPED_USAGE = frozenset(
+    {"inputTokens", "outputTokens", "cacheReadInputTokens", "cacheWriteInputTokens"}
+)
+
+
+def _long_writes(sink: DeltaSink, raw: dict[str, Any]) -> int:
+    """The 1-hour share of the cache writes (``cacheDetails`` entries with ``ttl: "1h"``),
+    which ``Usage.cost`` prices at the model's 1-hour write price."""
+    details = raw.get("cacheDetails")
+    if details is None:
+        return 0
+    long = 0
+    for entry in values.seq(sink, details, "usage.cacheDetails"):
+        if isinstance(entry, dict) and entry.get("ttl") == "1h":
+            long += values.count(sink, entry.get("inputTokens"), "cacheDetails.inputTokens") or 0
+    return long
+
+
 def _usage(sink: DeltaSink, raw: dict[str, Any]) -> Usage:
     """Converse ``TokenUsage`` in llmkit's convention (input includes cache reads and writes)."""
     fresh = values.count(sink, raw.get("inputTokens"), "usage.inputTokens")
@@ -447,6 +473,12 @@ def _error(model: Model, frame: Frame, kind: str) -> APIError:
     body = {**payload, "__type": error_type}
     if not isinstance(body.get("message"), str) or not body["message"]:
         body["message"] = f"Bedrock reported {frame.event or 'an error'} in the stream"
+    # modelStreamErrorException: the model's own status and message, named in the error
+    said, status = payload.get("originalMessage"), payload.get("originalStatusCode")
+    own = [f"status {status}"] if isinstance(status, int) else []
+    own += [repr(said)] if isinstance(said, str) and said else []
+    if own:
+        body["message"] += f" (the model's error: {', '.join(own)})"
     return error_from_body(body, provider=model.provider)
 
 

@@ -365,3 +365,26 @@ def test_non_streamed_bodies_and_error_bodies() -> None:
         pass
     else:
         raise AssertionError("an error body must raise")
+
+
+def test_usage_beyond_the_counts_diagnostics_and_the_snapshot_are_kept_verbatim() -> None:
+    usage = {
+        "input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+        "service_tier": "priority", "inference_geo": "us",
+    }  # fmt: skip
+    cache_miss = {"cache_miss_reason": {"type": "tools_changed", "cache_missed_input_tokens": 7}}
+    body = sse(
+        start(usage, model="claude-sonnet-4-5-20250929", diagnostics=cache_miss),
+        *end(server_tool_use={"web_search_requests": 2}),
+    )
+    _, message = decode(body)
+    assert message.provider_data == {
+        "model": "claude-sonnet-4-5-20250929",  # the snapshot that answered the alias
+        "diagnostics": cache_miss,
+        "usage": {**usage, "output_tokens": 5, "server_tool_use": {"web_search_requests": 2}},
+    }
+    assert message.usage.input == 10 and message.usage.output == 5
+    # only the four counts llmkit maps: nothing to keep
+    _, plain = decode(sse(start(), *end()))
+    assert plain.provider_data is None

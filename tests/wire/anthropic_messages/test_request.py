@@ -462,3 +462,27 @@ def test_a_strict_tool_gets_the_structured_output_schema_transform() -> None:  #
     rewrites = [d for d in request.extensions["llmkit.diagnostics"] if d.kind == "schema_rewritten"]
     assert rewrites and {d.details["tool"] for d in rewrites} == {"pick"}
     assert strict.parameters["properties"]["count"]["minimum"] == 1  # the tool is not modified
+
+
+def test_a_toolset_members_call_keeps_its_toolset_name_for_the_same_model() -> None:
+    # decoded from a response's tool_use block, then sent back in the next request
+    block = {
+        "type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Oslo"},
+        "caller": {"type": "direct"}, "toolset_name": "weather",
+    }  # fmt: skip
+    message = llmkit.parse_response(
+        MODEL,
+        {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+         "content": [block], "stop_reason": "tool_use",
+         "usage": {"input_tokens": 3, "output_tokens": 9}},
+    )  # fmt: skip
+    (c1,) = message.tool_calls
+    assert c1.replay == {"toolset_name": "weather"}  # a "direct" caller is the default: not kept
+    ctx = llmkit.Context(messages=[llmkit.user("x"), message, llmkit.tool_result(c1, "4")])
+    sent, kinds = body_of(MODEL, ctx)
+    assert sent["messages"][1]["content"][0]["toolset_name"] == "weather" and kinds == []
+    assert "caller" not in sent["messages"][1]["content"][0]
+    other = MODEL.model_copy(update={"id": "claude-opus-4-5"})
+    sent, kinds = body_of(other, ctx)
+    assert "toolset_name" not in sent["messages"][1]["content"][0]
+    assert kinds == ["thinking_dropped"]  # the replay data of another model's call, reported

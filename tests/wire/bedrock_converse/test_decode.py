@@ -130,6 +130,59 @@ def test_usage_counts_cache_reads_and_writes_in_input() -> None:
     }
 
 
+def test_one_hour_cache_writes_are_priced_at_the_one_hour_rate() -> None:
+    priced = MODEL.model_copy(
+        update={
+            "cost": llmkit.ModelCost(
+                input=3.0, output=15.0, cache_read=0.3, cache_write=3.75, cache_write_long=6.0
+            )
+        }
+    )
+    usage = {
+        "inputTokens": 10, "outputTokens": 4, "totalTokens": 1014, "cacheReadInputTokens": 0,
+        "cacheWriteInputTokens": 1000,
+        "cacheDetails": [{"ttl": "5m", "inputTokens": 400}, {"ttl": "1h", "inputTokens": 600}],
+    }  # fmt: skip
+    body = b"".join((START, TEXT, stop("end_turn"), metadata(**usage)))
+    streamed = list(llmkit.parse_stream(priced, [body]))[-1].message  # type: ignore[union-attr]
+    whole = llmkit.parse_response(
+        priced,
+        {"output": {"message": {"role": "assistant", "content": [{"text": "Hello"}]}},
+         "stopReason": "end_turn", "usage": usage, "metrics": {"latencyMs": 3}},
+    )  # fmt: skip
+    want = (10 * 3.0 + 400 * 3.75 + 600 * 6.0 + 4 * 15.0) / 1_000_000
+    for message in (streamed, whole):
+        assert message.usage.cache_write == 1000
+        assert message.usage.cost == pytest.approx(want)  # not 1000 at the 5-minute price
+        assert message.provider_data is not None
+        assert message.provider_data["usage"] == usage  # cacheDetails, totalTokens verbatim
+    # a model with no 1-hour price: no cost, never the 5-minute price in its place
+    unpriced = priced.model_copy(
+        update={"cost": priced.cost.model_copy(update={"cache_write_long": None})}
+    )
+    assert list(llmkit.parse_stream(unpriced, [body]))[-1].message.usage.cost is None  # type: ignore[union-attr]
+
+
+def test_performance_config_and_service_tier_are_kept_verbatim() -> None:
+    extra = {"performanceConfig": {"latency": "optimized"}, "serviceTier": {"type": "flex"}}
+    meta = bedrock_event(
+        "metadata",
+        {"usage": {"inputTokens": 5, "outputTokens": 2}, "metrics": {"latencyMs": 3}, **extra},
+    )
+    _, message = decode(START, TEXT, stop("end_turn"), meta)
+    assert message.provider_data == {"metrics": {"latencyMs": 3}, **extra}  # counts only: no usage
+
+
+def test_a_model_stream_error_names_the_models_own_error() -> None:
+    failure = bedrock_exception(
+        "modelStreamErrorException",
+        {"message": "Model failed", "originalStatusCode": 424, "originalMessage": "bad gateway"},
+    )
+    events, _ = decode(START, TEXT, failure)
+    assert isinstance(events[-1], llmkit.ErrorEvent)
+    assert "status 424, 'bad gateway'" in str(events[-1].error)
+
+
 def test_redacted_reasoning_pieces_join_into_one_replayable_blob() -> None:
     pieces = [base64.b64encode(b"abc").decode(), base64.b64encode(b"defg").decode()]
     deltas = [
