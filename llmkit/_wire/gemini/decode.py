@@ -20,11 +20,17 @@ neutral deltas, and :func:`decode_response` sends a non-streamed body (or the JS
 - A hosted tool's part (``executableCode``, ``codeExecutionResult``, ``toolCall``,
   ``toolResponse``; any other part kind too, reported) is kept whole, in place, as an opaque
   ThinkingPart (``replay={"gemini": "part", "part": <the part>}``, its ``thoughtSignature``
-  inside it) and sent back verbatim to the same model. Grounding data (``groundingMetadata``,
-  ``urlContextMetadata``, ``citationMetadata``) is kept verbatim on ``message.provider_data``
-  (Gemini's ``Content`` has no field to send it back in), and read as citations of the last
-  text part: each ``groundingSupports`` entry with each grounding chunk it names, and each
-  ``citationMetadata.citationSources`` entry; their byte offsets become character offsets.
+  inside it) and sent back verbatim to the same model. A text, thought or call part's other
+  fields (``partMetadata``, ``videoMetadata``, ...) stay with it in ``replay["fields"]`` (a
+  text part's on its carrier ThinkingPart) and go back with it. Grounding data
+  (``groundingMetadata``, ``urlContextMetadata``, ``citationMetadata``) is kept verbatim on
+  ``message.provider_data`` (Gemini's ``Content`` has no field to send it back in), and read
+  as citations of the last text part: each ``groundingSupports`` entry with each grounding
+  chunk it names, and each ``citationMetadata`` source (``citationSources``; ``citations`` on
+  Vertex); their byte offsets become character offsets. Every other field of the response,
+  its candidate and its usage is kept verbatim on ``message.provider_data`` by :mod:`.kept`
+  (``model_version``, ``finish_message``, ``safety_ratings``, ``logprobs_result``,
+  ``continuation_token``, ...).
 - ``finishReason`` is mapped by string (E4); ``MALFORMED_FUNCTION_CALL`` and the other
   tool-call failures end the stream with ``ErrorEvent`` and a diagnostic, never as a success. Gemini
   has no terminal event (A4): the stream is complete when a finish reason was seen and the body
@@ -38,10 +44,11 @@ from typing import Any
 from ..._classify import error_from_body
 from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
-from .. import values
+from .. import typed_reads as values
 from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder, first_alone
 from ..turn_failures import fail_turn
+from .kept import PART_MODIFIERS, Kept, extras
 from .partial_args import ArgsWriter
 from .request import HOSTED_PART, SIGNATURE_CARRIER
 from .template import Call, Template, learn
@@ -94,15 +101,18 @@ def _usage(u: dict[str, Any]) -> Usage | None:
         value = u.get(key)
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
-    prompt, total = count("promptTokenCount"), count("totalTokenCount")
+    prompt, cached = count("promptTokenCount"), count("cachedContentTokenCount")
     candidates, thoughts = count("candidatesTokenCount"), count("thoughtsTokenCount")
-    if prompt is None and total is None and candidates is None and thoughts is None:
-        return None
     tool_prompt = count("toolUsePromptTokenCount")  # input read from server-side tools
+    counts = (prompt, tool_prompt, candidates, thoughts, cached, count("totalTokenCount"))
+    if all(c is None for c in counts):
+        return None
     return Usage(
-        input=None if prompt is None else prompt + (tool_prompt or 0),
+        input=None
+        if prompt is None and tool_prompt is None
+        else (prompt or 0) + (tool_prompt or 0),
         output=(candidates or 0) + (thoughts or 0),
-        cache_read=count("cachedContentTokenCount"),
+        cache_read=cached,
         reasoning=thoughts,
     )
 
@@ -124,6 +134,7 @@ class Decoder(SplicedDecoder):
         "_calls",
         "_cited",
         "_finished",
+        "_kept",
         "_keys",
         "_last_text",
         "_last_usage",
@@ -147,6 +158,7 @@ class Decoder(SplicedDecoder):
         self._thought: int | None = None  # the open thinking block's key
         self._calls = 0  # the next call ordinal
         self._streamed: _Streamed | None = None
+        self._kept = Kept(sink)
 
     def _full_path(self, sse: Frame) -> dict[str, Any] | None:
         """One SSE event; its chunk while a call's arguments are streamed (Vertex, QUIRKS D8)."""
@@ -201,6 +213,7 @@ class Decoder(SplicedDecoder):
         if (
             candidate is None
             or candidate.get("finishReason")
+            or "logprobsResult" in candidate  # joined chunk by chunk: never skipped
             or any(key in candidate for key in GROUNDING)
         ):
             return None
@@ -210,8 +223,8 @@ class Decoder(SplicedDecoder):
             return None
         part = parts[0]
         call = part.get("functionCall")
-        if "thoughtSignature" in part or call.__class__ is not dict:
-            return None
+        if len(part) != 1 or call.__class__ is not dict:
+            return None  # a signature or another field on the part: the full path
         if (
             call.get("name")
             or call.get("id")
@@ -237,33 +250,41 @@ class Decoder(SplicedDecoder):
         if chunk.get("error"):  # an error inside a 200 stream, or an error array (A10)
             sink.fail(error_from_body(chunk, provider=self._model.provider))
             return
+        kept = self._kept
+        kept.response(chunk)
         metadata = chunk.get("usageMetadata")
         if isinstance(metadata, dict) and metadata != self._last_usage:
             self._last_usage = metadata  # the same report again says nothing new
             usage = _usage(metadata)
             if usage is not None:
                 sink.usage(usage)  # every chunk reports usage so far; the last holds
+            kept.usage(metadata, _total(metadata))
         candidates = chunk.get("candidates")
         for candidate in candidates if isinstance(candidates, list) else ():
             if not isinstance(candidate, dict):
                 continue
             if candidate.get("index", 0) != 0:  # Vertex leaves the index of 0 out
                 self._sink.unknown(
-                    "candidates", "Candidates other than the first were ignored", part="candidates"
+                    "candidates",
+                    "Candidates other than the first were ignored",
+                    part="candidates",
+                    index=candidate.get("index"),
                 )
                 continue
             self._candidate(candidate)
             if sink.ended:
                 return
-        feedback = chunk.get("promptFeedback")
+        feedback = chunk.get("promptFeedback")  # kept on provider_data by Kept.response
         if isinstance(feedback, dict) and feedback.get("blockReason") and not candidates:
             # The prompt itself was blocked: no candidate at all.
-            sink.provider_data("prompt_feedback", feedback)
             self._finish(str(feedback["blockReason"]), {}, blocked=True)
 
     def _candidate(self, candidate: dict[str, Any]) -> None:
+        self._kept.candidate(candidate)
         content = candidate.get("content")
         parts = content.get("parts") if isinstance(content, dict) else None
+        if isinstance(content, dict) and len(content) > 1:
+            self._content_fields(content)
         for part in parts if isinstance(parts, list) else ():
             if isinstance(part, dict):
                 self._part(part)
@@ -276,6 +297,18 @@ class Decoder(SplicedDecoder):
         reason = candidate.get("finishReason")
         if reason:
             self._finish(str(reason), candidate)
+
+    def _content_fields(self, content: dict[str, Any]) -> None:
+        role = content.get("role")
+        if role is not None and role != "model":
+            self._sink.unknown(
+                "content.role", f"A candidate's content with role {role!r} was read as the model's"
+            )
+        for field in content:
+            if field not in ("parts", "role"):
+                self._sink.unknown(
+                    f"content.{field}", f"Unknown content field {field!r} ignored", field=field
+                )
 
     def _finish(self, reason: str, candidate: dict[str, Any], *, blocked: bool = False) -> None:
         sink = self._sink
@@ -296,30 +329,38 @@ class Decoder(SplicedDecoder):
         if isinstance(call, dict):
             self._end_text()
             self._end_thought()
-            self._function_call(call, sig)
+            self._function_call(call, sig, extras(part, _CALL_KEYS))
             return
         text = part.get("text")
         if isinstance(text, str):
+            fields = extras(part, _TEXT_KEYS)
             if part.get("thought") is True:
                 self._end_text()
+                if fields:
+                    self._end_thought()  # a part with its own fields is whole
                 if self._thought is None:
                     self._thought = self._key()
-                sink.thinking(text, self._thought, signature=sig)
-                if sig:
+                replay = {"fields": fields} if fields else None
+                sink.thinking(text, self._thought, signature=sig, replay=replay)
+                if sig or fields:
                     self._end_thought()  # a signed part is whole: never merge two (F2)
                 return
-            if sig:
-                self._carry(sig, on_text=bool(text))
+            if sig or fields:
+                self._carry(sig, on_text=bool(text), fields=fields)
             if text:
                 self._end_thought()
                 if self._text is None:
                     self._text = self._last_text = self._key()
                 sink.text(text, self._text)
             return
-        kind = next((k for k in part if k not in ("thoughtSignature", "thought")), None)
+        kind = next((k for k in part if k not in PART_MODIFIERS), None)
         if kind is None:
-            if sig:
-                self._carry(sig, on_text=False)  # the signature must not be lost
+            fields = extras(part, _TEXT_KEYS)
+            if "thought" in part and not (sig or fields):
+                sink.malformed("A thought part without text was skipped", once="thought")
+                return
+            if sig or fields:  # the signature must not be lost, nor the part's fields
+                self._carry(sig, on_text=False, fields=fields)
             return
         if kind not in HOSTED_KINDS:
             self._sink.unknown(kind, f"A {kind} part was kept as opaque replay data", part=kind)
@@ -330,22 +371,29 @@ class Decoder(SplicedDecoder):
         sink.thinking(key=key, replay={"gemini": HOSTED_PART, HOSTED_PART: dict(part)})
         sink.end_thinking(key)
 
-    def _carry(self, sig: str, *, on_text: bool) -> None:
+    def _carry(self, sig: str | None, *, on_text: bool, fields: dict[str, Any] | None) -> None:
         """A signature on a part that is not a thought nor a call (QUIRKS F2: Gemini 3 puts it
-        on a trailing empty text part) is kept in a carrier ThinkingPart where the part was;
-        ``on_text``: it belongs to the text that follows (sent back on that text)."""
+        on a trailing empty text part), or a text part's other fields (``partMetadata``, ...),
+        is kept in a carrier ThinkingPart where the part was; ``on_text``: it belongs to the
+        text that follows (sent back on that text)."""
         self._end_text()
         self._end_thought()
         key = self._key()
         replay: dict[str, Any] = {"gemini": SIGNATURE_CARRIER}
         if on_text:
             replay["next"] = True
+        if fields:
+            replay["fields"] = fields
         self._sink.thinking("", key, signature=sig, replay=replay)
         self._sink.end_thinking(key)
 
-    def _function_call(self, call: dict[str, Any], sig: str | None) -> None:
+    def _function_call(
+        self, call: dict[str, Any], sig: str | None, fields: dict[str, Any] | None
+    ) -> None:
         sink = self._sink
-        replay = {"thoughtSignature": sig} if sig else None
+        replay: dict[str, Any] | None = {"thoughtSignature": sig} if sig else None
+        if fields:
+            replay = {**(replay or {}), "fields": fields}
         name = call.get("name") if isinstance(call.get("name"), str) else None
         call_id = call.get("id") if isinstance(call.get("id"), str) else None
         args = call.get("args")
@@ -411,7 +459,8 @@ class Decoder(SplicedDecoder):
         once."""
         sink, key = self._sink, self._last_text
         if field == "citationMetadata":
-            for raw in values.seq(sink, metadata.get("citationSources"), "citationSources"):
+            name = "citations" if "citationSources" not in metadata else "citationSources"
+            for raw in values.seq(sink, metadata.get(name), name):  # Vertex: "citations"
                 if isinstance(raw, dict) and raw not in self._cited:
                     self._cited.append(raw)
                     sink.citation(_source_citation(raw), key, utf8=True)
@@ -440,6 +489,24 @@ class Decoder(SplicedDecoder):
         if self._thought is not None:
             self._sink.end_thinking(self._thought)
             self._thought = None
+
+
+_TEXT_KEYS = ("text", "thought", "thoughtSignature")
+_CALL_KEYS = ("functionCall", "thoughtSignature")
+_SUMMED = (
+    "promptTokenCount",
+    "toolUsePromptTokenCount",
+    "candidatesTokenCount",
+    "thoughtsTokenCount",
+)
+
+
+def _total(u: dict[str, Any]) -> int | None:
+    """The total the counts llmkit maps add up to (Gemini's ``totalTokenCount`` is that sum)."""
+    counts = [u.get(k) for k in _SUMMED]
+    if not any(isinstance(c, int) for c in counts):
+        return None
+    return sum(c for c in counts if isinstance(c, int) and not isinstance(c, bool))
 
 
 def _int(value: Any) -> int | None:

@@ -52,7 +52,8 @@ from ..._models import Model
 from ..._reasoning import budget, effort
 from ..._tools.definition import Tool
 from ..contract import Options
-from ..features import (
+from ..prepare import Prepared
+from ..request_features import (
     document_text,
     forced_choice,
     function_tools,
@@ -63,8 +64,8 @@ from ..features import (
     result_text,
     unsupported,
 )
-from ..prepare import Prepared
 from ..skeleton import Origin, build_body, strict_refused
+from .kept import OUTPUT_ONLY_PART_FIELDS
 
 __all__ = [
     "HOSTED_PART",
@@ -121,6 +122,15 @@ def url(model: Model, base_url: str, *, stream: bool) -> str:
     if stream:
         return f"{base}/{name}:streamGenerateContent?alt=sse"
     return f"{base}/{name}:generateContent"
+
+
+def _fields(replay: dict[str, Any] | None) -> dict[str, Any]:
+    """A part's own fields kept in its replay data (``partMetadata``, ``videoMetadata``, ...),
+    as Gemini takes them back: the output-only ones left out (docs/design.md §3)."""
+    fields = (replay or {}).get("fields")
+    if not isinstance(fields, dict):
+        return {}
+    return {k: v for k, v in fields.items() if k not in OUTPUT_ONLY_PART_FIELDS}
 
 
 def _generation(model: Model) -> int:
@@ -227,12 +237,12 @@ class _Builder:
         origin = Origin(m, model, self.diags)
         mine = origin.same
         parts: list[dict[str, Any]] = []
-        pending: str | None = None  # a carried signature for the text that follows (F2)
+        pending: dict[str, Any] | None = None  # carried for the text that follows (F2)
 
         def flush() -> None:
             nonlocal pending
             if pending:  # nothing took it: back on an empty text part, in place
-                parts.append({"text": "", "thoughtSignature": pending})
+                parts.append({"text": "", **pending})
             pending = None
 
         dropped = 0
@@ -241,7 +251,7 @@ class _Builder:
             if isinstance(p, TextPart):
                 part: dict[str, Any] = {"text": p.text}
                 if pending:
-                    part["thoughtSignature"] = pending
+                    part.update(pending)
                     pending = None
                 elif not p.text:
                     continue
@@ -256,14 +266,18 @@ class _Builder:
                 elif (p.replay or {}).get("gemini") == HOSTED_PART and isinstance(hosted, dict):
                     parts.append(hosted)  # a hosted tool's part, verbatim and in place
                 elif (p.replay or {}).get("gemini") == SIGNATURE_CARRIER:
+                    carried = _fields(p.replay)
+                    if p.signature:
+                        carried["thoughtSignature"] = p.signature
                     if p.replay and p.replay.get("next"):
-                        pending = p.signature or None
-                    elif p.signature:
-                        parts.append({"text": "", "thoughtSignature": p.signature})
+                        pending = carried or None
+                    elif carried:
+                        parts.append({"text": "", **carried})
                 elif p.redacted:
                     dropped += 1  # Gemini never redacts; nothing it could read back
                 else:
-                    thought: dict[str, Any] = {"text": p.thinking, "thought": True}
+                    thought: dict[str, Any] = {**_fields(p.replay), "text": p.thinking}
+                    thought["thought"] = True
                     if p.signature:
                         thought["thoughtSignature"] = p.signature
                     parts.append(thought)
@@ -286,6 +300,8 @@ class _Builder:
         if gemini_id:
             call["id"] = gemini_id
         part: dict[str, Any] = {"functionCall": call}
+        if origin.same:
+            part.update(_fields(c.replay))
         signature = (c.replay or {}).get("thoughtSignature") if origin.same else None
         if isinstance(signature, str) and signature:
             part["thoughtSignature"] = signature

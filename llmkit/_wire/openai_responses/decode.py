@@ -28,7 +28,7 @@ from typing import Any
 from ..._classify import error_from_body
 from ..._messages import StopReason
 from ..._models import Model
-from .. import values
+from .. import typed_reads as values
 from ..contract import DeltaSink, Frame
 from ..splice import Splice, SplicedDecoder, learn
 from .calls import CALL_TYPES, CUSTOM, call_arguments, call_id, call_name
