@@ -48,7 +48,7 @@ from typing import Any
 
 from ..._diagnostics import Diagnostic
 from ..._messages import ImagePart, ToolCall, ToolResultMessage
-from ..features import result_text
+from ..request_features import result_text
 from ..prepare import arguments_json
 
 __all__ = [

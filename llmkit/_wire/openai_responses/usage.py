@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._messages import Usage
-from .. import values
+from .. import typed_reads as values
 from ..contract import DeltaSink
 
 __all__ = ["KEPT", "MAPPED", "response_usage", "unmapped_usage"]
