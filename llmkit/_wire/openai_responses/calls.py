@@ -48,8 +48,8 @@ from typing import Any
 
 from ..._diagnostics import Diagnostic
 from ..._messages import ImagePart, ToolCall, ToolResultMessage
-from ..request_features import result_text
 from ..prepare import arguments_json
+from ..request_features import result_text
 
 __all__ = [
     "CALL_TYPES",
