@@ -165,6 +165,12 @@ class ThinkingPart(BaseModel):
     replay: dict[str, Any] | None = None
 
 
+FREEFORM_CALLS = frozenset({"custom", "custom_tool_call"})
+"""``ToolCall.replay["type"]`` of a call whose input is freeform text, not JSON arguments: an
+OpenAI custom tool's call on the Chat (``custom``) and Responses (``custom_tool_call``) wires
+(docs/design.md §6). Either wire sends such a call back in its own form."""
+
+
 class ToolCall(BaseModel):
     """A call the model asked for. Executing it is the caller's business.
 
@@ -173,10 +179,13 @@ class ToolCall(BaseModel):
             made when the provider sent none (then ``provider_id`` says what it sent).
         name: The tool name.
         arguments: The parsed arguments; possibly recovered (see ``status``); ``{}`` when
-            nothing could be recovered.
-        raw_arguments: The exact argument text received.
-        status: ``complete`` (strict JSON object), ``recovered`` (repaired or a truncated
-            prefix: not safe to execute without looking) or ``invalid``.
+            nothing could be recovered, and for a freeform call (below).
+        raw_arguments: The exact argument text received. A freeform call (an OpenAI custom
+            tool's: ``replay["type"]`` is ``"custom"`` or ``"custom_tool_call"``) has its
+            input here, plain text that is not parsed as JSON.
+        status: ``complete`` (strict JSON object, or a freeform call's whole input),
+            ``recovered`` (repaired or a truncated prefix: not safe to execute without
+            looking) or ``invalid``.
         provider_id: The id as the provider sent it, when llmkit had to synthesise or rewrite
             it (``""`` for a missing id).
         replay: Opaque provider data to send back with this call to the same model (for

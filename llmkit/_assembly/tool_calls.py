@@ -21,7 +21,7 @@ from .._events import ToolCallDelta, ToolCallEnd, ToolCallStart
 from .._ids import synthesize_call_id
 from .._json.partial import ParseResult
 from .._json.scanner import loads
-from .._messages import ToolCall, ToolCallStatus
+from .._messages import FREEFORM_CALLS, ToolCall, ToolCallStatus
 from .audit import MAX_DEPTH, duplicate_keys, repair_surrogates, shape, value_surrogates
 from .blocks import CallSlot
 from .reports import Reports
@@ -290,6 +290,7 @@ class ToolCalls:
         summary chunk, possibly double-encoded, QUIRKS D5) is reported, not appended."""
         if (
             not slot.fed
+            or _freeform(slot)  # plain text may repeat itself
             or len(text) < slot.fed  # a repeated whole payload is at least as long
             or text.lstrip()[:1] not in ("{", '"')
         ):
@@ -317,7 +318,11 @@ class ToolCalls:
         if not slot.started:
             self._start(slot)
         raw = slot.raw()
-        result = slot.finish(raw)
+        freeform = _freeform(slot)
+        if freeform:  # a custom tool's input is plain text (DESIGN §6): kept whole, not parsed
+            result = ParseResult(value={}, status="complete")
+        else:
+            result = slot.finish(raw)
         depth, kept = shape(result.value)
         if depth > MAX_DEPTH:  # a message holding it would no longer validate nor serialise
             result = ParseResult(
@@ -353,7 +358,7 @@ class ToolCalls:
                 slot,
                 {"name": slot.name},
             )
-        value, raw, status = self._audit(slot, raw, result.value, result.status, kept)
+        value, raw, status = self._audit(slot, raw, result.value, result.status, kept, freeform)
         slot.call = ToolCall(
             id=slot.id,
             name=slot.name,
@@ -372,6 +377,7 @@ class ToolCalls:
         value: dict[str, Any],
         status: ToolCallStatus,
         kept: int,
+        freeform: bool = False,
     ) -> tuple[dict[str, Any], str, ToolCallStatus]:
         """What keeps a call durable and unambiguous (:mod:`.audit`): lone surrogates
         replaced, a repeated key reported (the last wins) and the call then ``recovered``."""
@@ -384,7 +390,7 @@ class ToolCalls:
                 slot,
                 {"where": "arguments", "reason": "lone_surrogate", "count": max(count, in_raw)},
             )
-        if status == "complete":
+        if status == "complete" and not freeform:
             keys = duplicate_keys(raw, kept)
             if keys:
                 self._report(
@@ -403,3 +409,9 @@ class ToolCalls:
         self._reports.report(
             kind, message, slot.id if slot is not None and slot.id else None, details
         )
+
+
+def _freeform(slot: CallSlot) -> bool:
+    """A call whose input is freeform text, not JSON arguments (``FREEFORM_CALLS``)."""
+    replay = slot.replay
+    return replay is not None and replay.get("type") in FREEFORM_CALLS

@@ -20,6 +20,7 @@ from ..._diagnostics import Diagnostic
 from ..._errors import InvalidRequestError, ToolDefinitionError
 from ..._ids import IdGrammar
 from ..._messages import (
+    FREEFORM_CALLS,
     AssistantMessage,
     CachePoint,
     Context,
@@ -192,7 +193,7 @@ class _Builder:
         return out
 
     def call(self, c: ToolCall, mine: bool) -> dict[str, Any]:
-        if (c.replay or {}).get("type") in ("custom", "custom_tool_call"):
+        if (c.replay or {}).get("type") in FREEFORM_CALLS:
             # A freeform (custom tool) call, from this wire or Responses: its input verbatim.
             return {
                 "id": c.id,

@@ -33,6 +33,7 @@ from typing import Any
 from ..._diagnostics import Diagnostic
 from ..._errors import InvalidRequestError, ToolDefinitionError
 from ..._messages import (
+    FREEFORM_CALLS,
     AssistantMessage,
     CachePoint,
     Context,
@@ -341,7 +342,7 @@ def _call_item(
         calls[call.id] = call
         return other
     item: dict[str, Any]
-    if replay.get("type") in (CUSTOM, "custom"):
+    if replay.get("type") in FREEFORM_CALLS:
         # A freeform (custom tool) call, from this wire or Chat: its input is plain text.
         calls[call.id] = call
         item = {"type": CUSTOM, "call_id": call.id, "name": call.name, "input": call.raw_arguments}
