@@ -7,9 +7,9 @@ becomes a ToolCall (the turn ends ``tool_use``) whose ``replay["type"]`` is the 
 ==========================  =======================  =========================================
 item type                   ``ToolCall.name``        ``ToolCall.arguments``
 ==========================  =======================  =========================================
-``custom_tool_call``        the custom tool's name   none: the freeform ``input`` is
-                                                     ``raw_arguments`` (not JSON, so the
-                                                     status is not ``complete``)
+``custom_tool_call``        the custom tool's name   ``{}``: the freeform ``input`` is
+                                                     ``raw_arguments`` (not JSON, never
+                                                     parsed; the call is ``complete``)
 ``computer_call``           ``"computer"``           ``action`` / ``actions``,
                                                      ``pending_safety_checks``
 ``shell_call``              ``"shell"``              ``action`` (``commands``, ...),
