@@ -44,7 +44,7 @@ from ._transport import (
     send_plan,
     start_body,
 )
-from ._wire.features import function_tools
+from ._wire.request_features import function_tools
 
 __all__ = ["AsyncEventStream", "EventStream"]
 

@@ -3,6 +3,7 @@ answer with a ``Context`` or an ``InvalidRequestError``, never another exception
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
@@ -33,16 +34,26 @@ scalars = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(),
+    st.floats(),  # NaN and infinities too: Python's json reads them
     st.text(max_size=12),
+    st.text(st.characters(min_codepoint=0xD7FE, max_codepoint=0xE001), min_size=1, max_size=3),
     st.sampled_from([*TYPES, *STATES, "system", "user", "assistant", "data:image/png;base64,"]),
     st.sampled_from(["https://x.test/a.png", "data:image/png;base64,iVBORw0KGgo=", "{}", "{"]),
 )
+
+
+def _nested(value: Any, depth: int) -> Any:
+    for n in range(depth):
+        value = [value] if n % 2 else {"data": value}
+    return value
+
+
 json_values = st.recursive(
     scalars,
     lambda inner: st.one_of(
         st.lists(inner, max_size=4),
         st.dictionaries(st.one_of(st.sampled_from(KEYS), st.text(max_size=5)), inner, max_size=5),
+        st.builds(_nested, inner, st.integers(90, 1500)),  # past MAX_DEPTH, past recursion
     ),
     max_leaves=20,
 )
@@ -96,6 +107,19 @@ VALID: list[Any] = [
 ]
 
 
+WEATHER = llmkit.Tool(name="get_weather", parameters={"type": "object", "properties": {}})
+MODELS = [
+    llmkit.Model(provider="fake", id="m", api=api, base_url="http://127.0.0.1:9")
+    for api in (
+        "openai-chat",
+        "openai-responses",
+        "anthropic-messages",
+        "gemini",
+        "bedrock-converse",
+    )
+]
+
+
 def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     out = [path]
     if isinstance(value, dict):
@@ -130,7 +154,11 @@ def _survives(messages: Any) -> None:
         refused = str(error)
     else:
         assert isinstance(context, llmkit.Context)
-        context.model_dump_json()  # whatever came in, the result is a sound Context
+        context.model_dump_json()  # whatever came in, the result is a sound Context ...
+        context.tools = [WEATHER]
+        for model in MODELS:  # ... that every wire either sends or refuses, typed
+            with contextlib.suppress(llmkit.InvalidRequestError):
+                llmkit.build_request(model, context, api_key="k")
     assert refused == "" or refused.startswith("UI message history")
     try:
         found = approvals(messages)
@@ -170,3 +198,36 @@ def test_arbitrary_json_is_taken_or_refused(value: Any) -> None:
     _survives(value)
     _survives([value])
     _survives([{"id": "m", "role": "assistant", "parts": [value]}])
+
+
+HOSTILE: list[Any] = [
+    "\ud800",  # json.loads makes a lone surrogate of the escape "\ud800"
+    "ok \udfff",
+    {"\udbff": 1},
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    _nested("deep", 101),  # just past MAX_DEPTH
+    _nested("deep", 5000),  # past Python's recursion limit
+    10**400,
+    {1: "a non-string key"},
+    b"bytes",
+    {"a set": {1, 2}},
+]
+
+
+def test_every_hostile_value_at_every_place_is_refused_or_sound() -> None:
+    """Deterministic, exhaustive: what hypothesis meets only by luck (values Python's json
+    reads but cannot write back, nesting that exhausts recursion) at every place of a history."""
+    refused = 0
+    for path in PATHS:
+        for n, value in enumerate(HOSTILE):
+            try:
+                _survives(_replace(VALID, path, value))
+            except Exception as error:
+                raise AssertionError(f"{path} = HOSTILE[{n}]") from error
+            try:
+                from_ui_messages(_replace(VALID, path, value))
+            except llmkit.InvalidRequestError:
+                refused += 1
+    assert refused > len(PATHS) * 5  # most of them are refused outright

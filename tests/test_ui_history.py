@@ -116,6 +116,11 @@ def test_parts_not_taken_are_skipped_and_each_reported() -> None:
         ("ui_part_skipped", 3, "file"),
     ]
     assert from_ui_messages([message]) == context  # no list given: nothing reported
+    diagnostics.clear()
+    empty = {"id": "a2", "role": "assistant", "parts": []}  # a response that never got going
+    assert from_ui_messages([message, empty], diagnostics=diagnostics) == context
+    assert [(d.details["message"], d.details["part"]) for d in diagnostics[3:]] == [(1, None)]
+    assert "an assistant message without parts was skipped" in diagnostics[3].message
 
 
 def test_denied_and_failed_outcomes_are_error_results() -> None:
@@ -200,6 +205,13 @@ def test_approval_items_inside_a_step_or_for_unknown_calls_are_refused() -> None
         list(to_ui_stream([*weather_step(), ApprovalRequest("call_zz")]))
 
 
+def _deep(levels: int) -> Any:
+    value: Any = "x"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
 HOSTILE: list[tuple[Any, str]] = [
     ("hello", "must be a list"),
     ({"messages": []}, "must be a list"),
@@ -219,7 +231,10 @@ HOSTILE: list[tuple[Any, str]] = [
     ),
     ([assistant(tool_part("weird", input={}))], r"part 0: unknown tool part state"),
     ([assistant(tool_part("output-error", input={}))], r"part 0: 'errorText'"),
-    ([assistant(tool_part("output-available", input={}, output=float("nan")))], "not JSON"),
+    (
+        [assistant(tool_part("output-available", input={}, output=float("nan")))],
+        "nan is not a JSON number",
+    ),
     (
         [assistant({"type": "dynamic-tool", "toolCallId": "c", "state": "input-available"})],
         "toolName",
@@ -249,6 +264,18 @@ HOSTILE: list[tuple[Any, str]] = [
         ],
         "part 0: ",
     ),
+    # Values Python's json reads but no request can send, nesting that exhausts recursion
+    (
+        [assistant({"type": "text", "text": "x"}, {"type": "text", "text": "\ud800"})],
+        r"messages\[0\] \(id 'a1'\) part 1: a string holds a lone surrogate",
+    ),
+    ([assistant(tool_part("input-available", input={"n": float("nan")}))], "nan is not a JSON"),
+    ([assistant(tool_part("input-available", input={1: 2}))], "key must be a string"),
+    (
+        [assistant(tool_part("output-available", input={}, output=_deep(101)))],
+        "part 0: nested deeper than 100 levels",
+    ),
+    ([assistant(tool_part("output-available", input={}, output=_deep(5000)))], "deeper"),
 ]
 
 

@@ -12,7 +12,7 @@ import base64
 import binascii
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -34,6 +34,8 @@ from .._messages import (
 )
 from ._approval import Approval, refusal_text
 from ._record import KEY, RECORD_TYPE, parsed_arguments
+from ._untrusted import Where as _Where
+from ._untrusted import check_json
 
 __all__ = ["approvals", "from_ui_messages"]
 
@@ -61,26 +63,6 @@ _MESSAGE_FIELDS = (
     "stop_reason",
     "raw_stop_reason",
 )
-
-
-class _Where:
-    """Where in the input we are, for error messages."""
-
-    def __init__(self, index: int, message_id: object) -> None:
-        self.index = index
-        self.id = message_id if isinstance(message_id, str) else None
-        self.part: int | None = None
-
-    def __str__(self) -> str:
-        where = f"messages[{self.index}]"
-        if self.id is not None:
-            where += f" (id {self.id[:80]!r})"
-        if self.part is not None:
-            where += f" part {self.part}"
-        return where
-
-    def fail(self, problem: str) -> NoReturn:
-        raise InvalidRequestError(f"UI message history: {self}: {problem}")
 
 
 def _get(
@@ -138,12 +120,13 @@ class _Reader:
         self.messages: list[Message] = []
         self.approvals: dict[str, Approval] = {}
 
-    def skip(self, where: _Where, kind: str) -> None:
+    def skip(self, where: _Where, kind: str, what: str | None = None) -> None:
         if self.diagnostics is not None:
+            what = what or f"a {kind[:80]!r} part was skipped (llmkit does not take it)"
             self.diagnostics.append(
                 Diagnostic(
                     kind="ui_part_skipped",
-                    message=f"{where}: a {kind[:80]!r} part was skipped (llmkit does not take it)",
+                    message=f"{where}: {what}",
                     details={"message": where.index, "part": where.part, "type": kind[:200]},
                 )
             )
@@ -158,6 +141,7 @@ class _Reader:
                 _Where(index, None).fail(
                     f"a UI message must be an object, not a {type(message).__name__}"
                 )
+            check_json(index, message)
             where = _Where(index, message.get("id"))
             if "id" in message and not isinstance(message["id"], str):
                 where.fail("'id' must be a string")
@@ -235,6 +219,9 @@ class _Reader:
     # -- assistant --------------------------------------------------------------------------
 
     def read_assistant(self, where: _Where, parts: list[dict[str, Any]]) -> None:
+        if not parts:  # a page's message for a response that never got going
+            self.skip(where, "(no parts)", "an assistant message without parts was skipped")
+            return
         step: list[tuple[int, dict[str, Any]]] = []
         for n, part in enumerate(parts):
             if part["type"] == "step-start":

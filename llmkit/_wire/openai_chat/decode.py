@@ -18,7 +18,7 @@ from ..._models import Model
 from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder, first_alone
 from ..turn_failures import fail_turn
-from ..values import count, obj, seq, text, wrong_type
+from ..typed_reads import count, obj, seq, text, wrong_type
 from .compat import chat_flags
 
 __all__ = ["Decoder", "decode_response"]

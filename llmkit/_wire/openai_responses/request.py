@@ -47,7 +47,8 @@ from ..._models import Model
 from ..._reasoning import CLASSIC, effort, off_effort
 from ..._tools.definition import Tool
 from ..contract import Options
-from ..features import (
+from ..prepare import Prepared, arguments_json
+from ..request_features import (
     Breakpoints,
     document_text,
     filename,
@@ -60,7 +61,6 @@ from ..features import (
     reads_pdf,
     result_text,
 )
-from ..prepare import Prepared, arguments_json
 from ..skeleton import Origin, build_body, strict_refused
 from .compat import responses_flags
 
