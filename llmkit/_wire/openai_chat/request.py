@@ -184,11 +184,21 @@ class _Builder:
         details = (m.provider_data or {}).get("reasoning_details")
         if compat.replay_reasoning_details and mine and details:
             out["reasoning_details"] = details  # verbatim (QUIRKS F7)
+        audio = (m.provider_data or {}).get("audio") if mine else None
+        if isinstance(audio, dict) and isinstance(audio.get("id"), str) and audio["id"]:
+            out["audio"] = {"id": audio["id"]}  # the model's earlier audio answer, by id
         if calls:
             out["tool_calls"] = [self.call(c, mine) for c in calls]
         return out
 
     def call(self, c: ToolCall, mine: bool) -> dict[str, Any]:
+        if (c.replay or {}).get("type") in ("custom", "custom_tool_call"):
+            # A freeform (custom tool) call, from this wire or Responses: its input verbatim.
+            return {
+                "id": c.id,
+                "type": "custom",
+                "custom": {"name": c.name, "input": c.raw_arguments},
+            }
         entry: dict[str, Any] = {
             "id": c.id,
             "type": "function",
