@@ -69,3 +69,31 @@ PY
   (cd "$dir/src" && "$dir/venv/bin/python" -m pytest -q -p no:cacheprovider)
   rm -rf "$dir"
 }
+
+concurrently() {  # concurrently TITLE COMMAND [TITLE COMMAND ...]: each COMMAND (a function of
+  # this file and its arguments) in the background at once, its output kept in a file and shown
+  # whole under its TITLE when it ends, in the order given; fails if any of them failed.
+  local dir i status failed=0 titles=() logs=() pids=()
+  dir="$(mktemp -d)"
+  while [ "$#" -ge 2 ]; do
+    titles+=("$1")
+    logs+=("$dir/${#titles[@]}.log")
+    # shellcheck disable=SC2086  # COMMAND is split into the function and its arguments
+    (set -euo pipefail; $2) >"${logs[-1]}" 2>&1 &
+    pids+=("$!")
+    echo "== started: $1 (its output follows when it ends)"
+    shift 2
+  done
+  for i in "${!pids[@]}"; do
+    status=0
+    wait "${pids[$i]}" || status=$?
+    echo "== ${titles[$i]}"
+    cat "${logs[$i]}"
+    if [ "$status" -ne 0 ]; then
+      echo "!! failed (exit status $status): ${titles[$i]}" >&2
+      failed=1
+    fi
+  done
+  rm -rf "$dir"
+  return "$failed"
+}

@@ -628,6 +628,7 @@ def markdown(
     minutes: float,
     coldstart: dict[str, Any] | None = None,
     structured: dict[str, Any] | None = None,
+    telemetry: dict[str, Any] | None = None,
 ) -> str:
     """``docs/benchmarks.md``."""
     parts = [
@@ -679,6 +680,10 @@ def markdown(
         parts += ["", coldstart_section(coldstart)]
     if structured:
         parts += ["", structured_section(structured)]
+    if telemetry:
+        from benchmarks.telemetry import section
+
+        parts += ["", section(telemetry)]
     if imports:
         parts += ["", "## Import time", "", imports_table(imports, importtime)]
     if concurrency:

@@ -18,12 +18,15 @@ if __package__ in (None, ""):  # run as a script: make the repository root impor
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import harness, report
+from benchmarks import telemetry as otel_cost
 from benchmarks.coldstart import failures as coldstart_failures
 from benchmarks.contestants import CONTESTANTS
 from benchmarks.server import BenchServer
 from benchmarks.streams import SHAPES, StreamSpec
 
-SCENARIOS = ("throughput", "imports", "coldstart", "structured", "profile", "concurrency")
+SCENARIOS = (
+    "throughput", "imports", "coldstart", "structured", "profile", "concurrency", "telemetry",
+)  # fmt: skip
 
 
 def _csv(kind: type = str):  # type: ignore[no-untyped-def]
@@ -78,6 +81,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--structured-reps", type=int, default=3, help="structured output: best of")
     p.add_argument(
+        "--telemetry-calls", type=int, default=300, help="telemetry: calls per round (default 300)"
+    )
+    p.add_argument(
         "--ranges",
         type=Path,
         nargs="+",
@@ -118,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     log(f"{info['cpu']}, {info['cores']} cores, load {info['load']}; {info['python']}")
     # Every contestant runs with its bytecode cached, as installed packages are (harness._python).
     compileall.compile_dir(harness.ROOT / "llmkit", quiet=1)
-    tp = imports = importtime = concurrency = coldstart = structured = None
+    tp = imports = importtime = concurrency = coldstart = structured = telemetry = None
     profiles = []
     with BenchServer() as server:
         if "imports" in args.scenario:
@@ -161,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
             concurrency = harness.run_concurrency(
                 server, streams=args.streams, interval_ms=tuple(args.interval), log=log
             )
+        if "telemetry" in args.scenario:
+            telemetry = otel_cost.scenario(args.telemetry_calls, 100, args.reps, log=log)
     minutes = (time.monotonic() - started) / 60
     if harness.llmkit_digest() != info["llmkit"]:
         info["changed"] = harness.llmkit_digest()
@@ -182,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         minutes=minutes,
         coldstart=coldstart,
         structured=structured,
+        telemetry=telemetry,
     )
     print(document)
     if args.write:
@@ -205,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             "concurrency": concurrency,
             "coldstart": coldstart,
             "structured": structured,
+            "telemetry": telemetry,
             "profiles": profiles,
         }
         args.json.write_text(json.dumps(raw, indent=1), encoding="utf-8")

@@ -44,7 +44,7 @@ from ._transport import (
     send_plan,
     start_body,
 )
-from ._wire.features import function_tools
+from ._wire.request_features import function_tools
 
 __all__ = ["AsyncEventStream", "EventStream"]
 
@@ -104,7 +104,12 @@ class Exchange:
         self.client: Any = client
         # What the pipeline needs, kept until the response head arrives: a stream still waiting
         # for it (a thousand of them, at launch) holds no decoder or assembler yet.
-        self._tool_names = frozenset(t.name for t in function_tools(ctx))
+        # With a provider tool declared, calls may bear names no function tool has (computer,
+        # shell, a custom tool, ...): call names are then not checked.
+        functions = function_tools(ctx)
+        self._tool_names = (
+            frozenset(t.name for t in functions) if len(functions) == len(ctx.tools) else None
+        )
         self._max_event_size = opts.event_size_limit
         self._structured_output = opts.response_format is not None
         self.pipeline: Pipeline | None = None
@@ -488,36 +493,35 @@ async def _aevents(x: Exchange) -> AsyncIterator[Event]:
             chunks = decoded = x.adecoded(response.aiter_raw())
         else:  # already read (a mock transport's), or a coding httpx decodes
             chunks = response.aiter_bytes()
-        if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
-            chunks = x.telemetry.atimed(chunks)
-        next_chunk = dog.next_chunk
-        if x.is_json():  # each read under the idle timeout, as a stream's are
+        next_chunk = dog.next_chunk  # each read under the idle timeout
+        # The first read comes before the loops: the call's time to the first chunk is taken
+        # here, once (no wrapper around the body: no work per chunk, telemetry on or off).
+        chunk = await next_chunk(chunks)
+        if x.telemetry is not None and chunk is not None:
+            x.telemetry.first_chunk()
+        if x.is_json():
             whole = Bounded(x._max_event_size)
-            while (chunk := await next_chunk(chunks)) is not None:
+            while chunk is not None:
                 if not whole.add(chunk):
                     raise x.too_large()
+                chunk = await next_chunk(chunks)
             for event in pipeline.whole(whole.body()):
                 yield event
             return
         text_type = x.text_body()
-        if text_type is not None:
-            first = await next_chunk(chunks) or b""
-            if not x.sniff(text_type, first):
-                page = Bounded(_TEXT_KEPT)
-                page.add(first)
-                while (chunk := await next_chunk(chunks)) is not None and page.add(chunk):
-                    pass
-                raise x.not_a_stream(text_type, page.body())
-            for event in pipeline.feed(first):
-                yield event
-            if pipeline.done:
-                return
-        while (chunk := await next_chunk(chunks)) is not None:
+        if text_type is not None and not x.sniff(text_type, chunk or b""):
+            page = Bounded(_TEXT_KEPT)
+            page.add(chunk or b"")
+            while (chunk := await next_chunk(chunks)) is not None and page.add(chunk):
+                pass
+            raise x.not_a_stream(text_type, page.body())
+        while chunk is not None:
             for event in pipeline.feed(chunk):
                 yield event
             if pipeline.done:
                 return
             x.check_deadline()
+            chunk = await next_chunk(chunks)
         for event in pipeline.eof():
             yield event
     except Exception as exc:  # noqa: BLE001 -- noqa: catch-all: mapped, or reported as llmkit's own bug

@@ -17,9 +17,9 @@ options, the request URL's host and the assembled message, never from headers or
 
 The stream pumps (:mod:`._streams`) call in at four points: :meth:`Call.start` as the request
 goes out, :meth:`Call.sent` once the transport returned (or :meth:`Call.end` with the error it
-raised), :meth:`Call.timed`/:meth:`Call.atimed` around the body's chunks (the time to the
-first one, taken once; off, no wrapper at all) and :meth:`Call.end` when the stream has
-ended, aborted included. A stream's work per event does not grow.
+raised), at the body's first chunk (:meth:`Call.timed` reads it for the sync pump, the async
+pump reads it before its loop and calls :meth:`Call.first_chunk`: no layer around the body,
+no work per chunk) and :meth:`Call.end` when the stream has ended, aborted included.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import itertools
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -266,15 +266,6 @@ class Call:
             return iterator
         self.first_chunk()
         return itertools.chain((first,), iterator)
-
-    async def atimed(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        """:meth:`timed` for a body read asynchronously (a generator layer per chunk)."""
-        async for chunk in chunks:
-            self.first_chunk()
-            yield chunk
-            break
-        async for chunk in chunks:
-            yield chunk
 
     def first_chunk(self) -> None:
         """The first chunk of the body has arrived."""

@@ -79,9 +79,9 @@ from typing import TYPE_CHECKING, Any
 
 from ._fake.counting import Counter, estimate
 from ._fake.encoding import WireEncoder
+from ._fake.http_server import ENCODERS, Server
 from ._fake.openai_chat import OpenAIChatEncoder
 from ._fake.script import FakeError, FakeReply, FakeRequest, FakeToolCall, Responder, ScriptItem
-from ._fake.server import ENCODERS, Server
 from ._fake.servers import PROFILES, profile
 
 if TYPE_CHECKING:

@@ -224,16 +224,21 @@ def apply_overlay(
     entries: list[dict[str, Any]], overlay: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     """llmkit's corrections and newer models, applied last. A correction replaces the fields it
-    names (tables merge); an entry the data lacks is added whole (it names its ``api``). Every
-    one carries a reason."""
+    names (tables merge); an entry the data lacks is added whole (it names its ``api``), or as
+    a copy of another entry (``same_as = "provider/id"``, generated or another overlay entry)
+    with the fields it names replaced (tables too). Every one carries a reason."""
     by_key = {(e["provider"], e["id"]): e for e in entries}
-    for item in overlay.get("model", []):
+    items = overlay.get("model", [])
+    copies = []  # same_as entries: after the others, so that they may copy any of them
+    for item in items:
         fix = dict(item)
         if not fix.pop("reason", ""):
             raise SystemExit(f"overlay entry {fix.get('provider')}/{fix.get('id')} has no reason")
         fix.pop("source", None)
         key = (fix["provider"], fix["id"])
-        if fix.pop("remove", False):
+        if "same_as" in fix:
+            copies.append(fix)
+        elif fix.pop("remove", False):
             by_key.pop(key, None)
         elif key in by_key:
             by_key[key] = _merge(by_key[key], fix)
@@ -242,6 +247,13 @@ def apply_overlay(
         else:
             fix.setdefault("strict_tools", fix["provider"] in STRICT_TOOLS)
             by_key[key] = fix
+    for fix in copies:
+        same_as = fix.pop("same_as")
+        base = by_key.get(tuple(same_as.split("/", 1)))  # type: ignore[arg-type]
+        if base is None:
+            raise SystemExit(f"overlay entry {fix['provider']}/{fix['id']}: no {same_as} to copy")
+        fix.setdefault("strict_tools", fix["provider"] in STRICT_TOOLS)
+        by_key[(fix["provider"], fix["id"])] = {**base, **fix}
     return [by_key[k] for k in sorted(by_key)]
 
 

@@ -299,10 +299,19 @@ def test_foundry_is_what_anthropic_foundry_sends(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("ANTHROPIC_FOUNDRY_RESOURCE", "res")
     url, headers, body = _llmkit(_foundry_model(), api_key="k", max_tokens=100)
     assert url == seen["url"] == "https://res.services.ai.azure.com/anthropic/v1/messages"
-    for name in ("x-api-key", "api-key"):  # anthropic-version is the wire's own, as elsewhere
+    for name in ("x-api-key", "api-key", "anthropic-version"):
         assert headers[name] == seen["headers"][name], name
     assert "authorization" not in headers
     _same_body({**body, "messages": [{"role": "user", "content": "hi"}]}, seen["body"])
+
+
+def test_foundry_keeps_a_callers_anthropic_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_FOUNDRY_RESOURCE", "res")
+    _, headers, _ = _llmkit(
+        _foundry_model(), api_key="k", headers={"anthropic-version": "2023-06-01"}
+    )
+    assert headers["anthropic-version"] == "2023-06-01"
+    assert azure.FOUNDRY_ANTHROPIC_VERSION != "2023-06-01"  # else this test proves nothing
 
 
 @pytest.mark.parametrize(
@@ -334,6 +343,7 @@ def test_foundry_without_a_key_sends_an_entra_token(
     url, headers, _ = _llmkit(_foundry_model(), max_tokens=100)
     assert url == seen["url"]
     assert headers["authorization"] == seen["headers"]["authorization"] == "Bearer tok-1"
+    assert headers["anthropic-version"] == seen["headers"]["anthropic-version"]
     assert "x-api-key" not in headers and "api-key" not in headers
     assert credential.scopes == ["https://ai.azure.com/.default"]
 

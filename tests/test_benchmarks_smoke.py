@@ -192,3 +192,29 @@ def test_the_partial_json_scenario_reports_the_parsers_work() -> None:
     if ownership.HELD:
         assert copied["array", "dropped", "on"] == copied["string", "dropped", "on"] == [0, 0]
     assert "| array | kept | off | 400 |" in render(rows)
+
+
+def test_the_telemetry_scenario_runs_and_renders() -> None:
+    # run.py --scenario telemetry: each set-up in its own process, in memory and over loopback;
+    # the child asserts every call's message, so a broken set-up fails here.
+    from benchmarks import telemetry
+
+    result = telemetry.scenario(calls=2, events=5, reps=1)
+    assert set(result["rows"]) == {"memory", "loopback"}
+    for row in result["rows"].values():
+        assert set(row) == {"api", "sdk"}
+        assert all(rate > 0 for rates in row.values() for rate in rates.values()), row
+    text = report.markdown(
+        info=report.machine(),
+        command="run.py --scenario telemetry",
+        tp=None,
+        imports=None,
+        importtime=None,
+        concurrency=None,
+        profiles=[],
+        plotted=False,
+        minutes=0.1,
+        telemetry=result,
+    )
+    assert "## OpenTelemetry's cost" in text
+    assert "| in memory |" in text and "| loopback |" in text

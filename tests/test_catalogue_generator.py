@@ -112,6 +112,33 @@ def test_the_overlay_corrects_and_adds_with_a_reason() -> None:
     assert ("openai", "gpt-5.4") not in {(e["provider"], e["id"]) for e in removed}
 
 
+def test_an_overlay_entry_may_copy_another_model() -> None:
+    entries = gen.generate(FIXTURE)
+    copy = {
+        "provider": "openrouter",
+        "id": "openai/gpt-5.4",
+        "same_as": "openai/gpt-5.4",
+        "reason": "r",
+        "api": "openai-chat",
+        "cost": {"input": 9.0},
+    }
+    fixed = {(e["provider"], e["id"]): e for e in gen.apply_overlay(entries, {"model": [copy]})}
+    base, made = fixed[("openai", "gpt-5.4")], fixed[("openrouter", "openai/gpt-5.4")]
+    assert made["cost"] == {"input": 9.0}  # a named field replaces, tables included
+    assert made["reasoning_efforts"] == base["reasoning_efforts"]  # the rest is the copy's
+    assert made["context_window"] == base["context_window"]
+    assert base["strict_tools"] is True and made["strict_tools"] is False  # by its provider
+    with pytest.raises(SystemExit, match="no openai/gpt-0 to copy"):
+        gen.apply_overlay(entries, {"model": [{**copy, "same_as": "openai/gpt-0"}]})
+    # The committed overlay's copies: Claude on Vertex AI takes the models.dev reasoning levels
+    # of Anthropic's own entry.
+    overlay = gen.apply_overlay(entries, gen._load(gen.OVERLAY))
+    by_key = {(e["provider"], e["id"]): e for e in overlay}
+    levels = by_key[("vertex-anthropic", "claude-fable-5")]["reasoning_efforts"]
+    assert levels == by_key[("anthropic", "claude-fable-5")]["reasoning_efforts"]
+    assert levels[-2:] == ["xhigh", "max"]
+
+
 def test_every_models_wire_and_profile_exist() -> None:
     apis = set(typing.get_args(llmkit.Api))
     profiles = set(_models.provider_names())

@@ -25,7 +25,7 @@ import pytest
 import llmkit
 from llmkit._fake.bedrock_converse import message
 from llmkit._fake.encoding import ServeContext
-from llmkit._fake.server import ENCODERS
+from llmkit._fake.http_server import ENCODERS
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeRequest, FakeToolCall
 
 WIRES = sorted(ENCODERS)

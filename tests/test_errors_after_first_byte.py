@@ -16,7 +16,7 @@ import pytest
 
 import llmkit
 from llmkit._fake.encoding import ServeContext
-from llmkit._fake.server import ENCODERS
+from llmkit._fake.http_server import ENCODERS
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeRequest, FakeToolCall
 
 WIRES = sorted(ENCODERS)

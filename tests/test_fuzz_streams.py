@@ -45,7 +45,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import llmkit
-from llmkit._fake.server import ENCODERS
+from llmkit._fake.http_server import ENCODERS
 from llmkit._sse import EventTooLarge, SSEDecoder
 from tests.contract import check_contract
 from tests.corpus import CorpusSkip, corpus_files, load_exchanges, rechunk

@@ -19,7 +19,7 @@ import pytest
 
 import llmkit
 from llmkit._assembly.assembler import Assembler
-from llmkit._fake.server import ENCODERS
+from llmkit._fake.http_server import ENCODERS
 from llmkit.testing import FakeProvider, FakeReply
 
 WIRES = sorted(ENCODERS)

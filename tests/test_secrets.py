@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 import llmkit
-from llmkit._fake.server import ENCODERS
+from llmkit._fake.http_server import ENCODERS
 from llmkit._transport import ssl_context
 from llmkit.testing import FakeError, FakeProvider, FakeReply
 from tests.loopback import Canned, Loopback, Seen

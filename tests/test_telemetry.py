@@ -383,6 +383,82 @@ def assert_aborted() -> None:
     assert error_attributes.ERROR_TYPE not in (span.attributes or {})
 
 
+# -- no work per chunk ---------------------------------------------------------------------
+
+
+def _chunked_body(chunks: int) -> list[bytes]:
+    """An OpenAI Chat stream of ``chunks`` text deltas, one read each."""
+    delta = 'data: {"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":"w "}}]}\n\n'
+    end = (
+        'data: {"id":"c1","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}'
+        "\n\n"
+    )
+    return [delta.encode()] * chunks + [end.encode(), b"data: [DONE]\n\n"]
+
+
+def _python_calls(mode: str, chunks: int, telemetry: bool) -> int:
+    """Python function calls and generator resumptions (profile "call" events) of one call
+    whose body comes in ``chunks`` reads. An in-memory transport, not loopback: the reads are
+    exactly the chunks given, so the count is repeatable."""
+    import httpx
+
+    body = _chunked_body(chunks)
+    model = llmkit.Model(provider="openai", id="m", api="openai-chat", base_url="http://x.invalid")
+    headers = {"content-type": "text/event-stream"}
+    options: dict[str, Any] = {"api_key": "k", "max_retries": 0, "telemetry": telemetry}
+    counted = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal counted
+        if event == "call":
+            counted += 1
+
+    if mode == "stream":
+        options["client"] = httpx.Client(
+            transport=httpx.MockTransport(
+                lambda r: httpx.Response(200, headers=headers, content=iter(body))
+            )
+        )
+        sys.setprofile(profile)
+        try:
+            message = llmkit.complete(model, context(), **options)
+        finally:
+            sys.setprofile(None)
+    else:
+
+        async def content() -> Any:
+            for chunk in body:
+                yield chunk
+
+        async def go() -> llmkit.AssistantMessage:
+            options["client"] = httpx.AsyncClient(
+                transport=httpx.MockTransport(
+                    lambda r: httpx.Response(200, headers=headers, content=content())
+                )
+            )
+            sys.setprofile(profile)
+            try:
+                return await llmkit.acomplete(model, context(), **options)
+            finally:
+                sys.setprofile(None)
+
+        message = asyncio.run(go())
+    assert message.text == "w " * chunks
+    return counted
+
+
+@pytest.mark.parametrize("mode", ["stream", "astream"])
+def test_telemetry_does_no_work_per_chunk(otel: type[Exported], mode: str) -> None:
+    # Telemetry on costs a fixed number of calls (the span, the measurements, the time to the
+    # first chunk), whatever the body's length: no layer around the body's reads. A wrapper
+    # around the chunks would add at least one call (a generator resumption) per chunk.
+    for telemetry in (False, True):  # warm up: imports, the tracer and instruments
+        _python_calls(mode, 3, telemetry)
+    extra = {n: _python_calls(mode, n, True) - _python_calls(mode, n, False) for n in (10, 70)}
+    assert extra[10] > 0  # telemetry on does something
+    assert abs(extra[70] - extra[10]) < 30, extra  # 60 more chunks: not one call more each
+
+
 # -- content -------------------------------------------------------------------------------
 
 WEATHER = llmkit.Tool(

@@ -21,7 +21,7 @@ import pytest
 import yaml
 from openai.lib.streaming.chat import ChatCompletionStreamState
 
-from llmkit._fake.server import plan_writes
+from llmkit._fake.http_server import plan_writes
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeRequest, FakeToolCall
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openai-chat"

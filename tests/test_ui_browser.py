@@ -3,11 +3,11 @@
 ``playwright-core`` from ``tests/ui/browser.mjs``), on every wire of the fake provider.
 
 A three-turn conversation, from the DOM alone: a tool loop whose arguments show while they
-stream and whose results show after; two bookings that ask for approval, one approved, one
-denied with a reason (the denial shown on the page, and the model told: asserted on the
-request it received next); an answer with its sources listed under it; then a reload that
-shows the same conversation again. With ``LLMKIT_UPDATE_SCREENSHOT=1`` the page after the
-third turn is saved as ``docs/web_ui.png``.
+stream and whose results show after; two bookings that ask for approval, still asking after
+a reload, then one approved and one denied with a reason (the denial shown on the page, and
+the model told: asserted on the request it received next); an answer with its sources listed
+under it; then a reload that shows the same conversation again. With
+``LLMKIT_UPDATE_SCREENSHOT=1`` the page after the third turn is saved as ``docs/web_ui.png``.
 
 Needs ``node``, ``npm ci --prefix tests/ui`` and ``apt-get install chromium``; see
 ``tests/ui_node.py`` (``LLMKIT_REQUIRE_NODE=1`` turns a skip into a failure).
@@ -119,7 +119,11 @@ def test_turn_2_an_approval_approved_and_one_denied(api: str, pages: dict[str, A
         ("book_hotel", "approval-requested", ["Approve", "Deny"]),
     ]
 
-    answered = page["turns"][2]
+    # After a reload, the held calls are back with their buttons (the server's record).
+    assert page["turns"][2]["messages"] == asked["messages"]
+    assert page["turns"][2]["status"] == "approval"
+
+    answered = page["turns"][3]
     assert answered["status"] == "ready"
     message = _assistant(answered, 1)
     beijing, shanghai = message["tools"]
@@ -142,7 +146,7 @@ def test_turn_2_an_approval_approved_and_one_denied(api: str, pages: dict[str, A
 
 @pytest.mark.parametrize("api", APIS)
 def test_turn_3_sources_show_under_the_answer(api: str, pages: dict[str, Any]) -> None:
-    last = pages[api]["turns"][3]
+    last = pages[api]["turns"][4]
     assert last["statusText"] == "Done (finish reason: stop)."
     assert [m["role"] for m in last["messages"]] == ["user", "assistant"] * 3
     answer = _assistant(last, 2)
@@ -159,7 +163,7 @@ def test_turn_3_sources_show_under_the_answer(api: str, pages: dict[str, Any]) -
 @pytest.mark.parametrize("api", APIS)
 def test_a_reload_keeps_the_conversation(api: str, pages: dict[str, Any]) -> None:
     page = pages[api]
-    reloaded, last = page["reloaded"], page["turns"][3]
+    reloaded, last = page["reloaded"], page["turns"][4]
     assert "#chat=" in page["address"]
     assert reloaded["messages"] == last["messages"]
     assert reloaded["status"] == "ready"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -321,3 +322,30 @@ def test_the_page_and_its_script_are_served() -> None:
     assert '<script type="module" src="/static/app.js">' in page.text
     assert script.status_code == 200
     assert "tool-approval-request" in script.text  # the AI SDK client (its chunk schema) is in
+
+
+def test_it_runs_as_a_script() -> None:
+    """``python examples/web_ui/server.py``, as the README says (its helper module found)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [sys.executable, str(EXAMPLE / "server.py"), "--fake", "--delay", "0"]
+    command += ["--port", str(port)]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(httpx.TransportError):
+                saved = httpx.get(f"http://127.0.0.1:{port}/api/chats/new", timeout=1)
+                break
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the server did not come up"
+            time.sleep(0.1)
+        assert saved.json() == {"messages": [], "prompts": list(server._fake_model.PROMPTS)}
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            got = post(client, "script", [user("Pack?")])
+        assert got[-1] == {"type": "finish", "finishReason": "stop"}
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert b"llmkit's fake provider, openai-chat" in err

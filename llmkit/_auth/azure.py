@@ -15,7 +15,8 @@ Azure OpenAI, as the official SDK builds its requests (docs/design.md §6):
 Claude on Foundry, as the anthropic SDK's ``AnthropicFoundry`` builds requests: the base URL from
 the model, ``ANTHROPIC_FOUNDRY_BASE_URL`` or ``https://{ANTHROPIC_FOUNDRY_RESOURCE}.services.ai
 .azure.com/anthropic/``; the key (``api_key`` or ``ANTHROPIC_FOUNDRY_API_KEY``) as both
-``x-api-key`` and ``api-key``, as that client sends it.
+``x-api-key`` and ``api-key``, as that client sends it; ``anthropic-version`` the one that client
+sends (:data:`FOUNDRY_ANTHROPIC_VERSION`).
 
 Without a key: Microsoft Entra ID tokens from ``azure-identity``'s ``DefaultAzureCredential``
 (the ``azure`` extra; scope ``https://cognitiveservices.azure.com/.default`` for Azure
@@ -42,13 +43,26 @@ from .._errors import AuthenticationError, InvalidRequestError
 from .._models import Model
 from . import Access, missing
 
-__all__ = ["FOUNDRY_SCOPE", "OPENAI_SCOPE", "REFRESH_MARGIN", "resolve"]
+__all__ = [
+    "FOUNDRY_ANTHROPIC_VERSION",
+    "FOUNDRY_SCOPE",
+    "OPENAI_SCOPE",
+    "REFRESH_MARGIN",
+    "resolve",
+]
 
 OPENAI_SCOPE = "https://cognitiveservices.azure.com/.default"
 """The Entra ID scope of Azure OpenAI (openai-python's and the AI SDK's)."""
 
 FOUNDRY_SCOPE = "https://ai.azure.com/.default"
 """The Entra ID scope of Claude on Microsoft Foundry."""
+
+FOUNDRY_ANTHROPIC_VERSION = "2026-10-21"
+"""The ``anthropic-version`` of Claude on Foundry: what the anthropic SDK's ``AnthropicFoundry``
+sends (anthropic 2.17: ``ANTHROPIC_API_VERSION`` in ``anthropic/_constants.py``, put in every
+request by ``Anthropic.default_headers``, which ``AnthropicFoundry`` inherits; see
+https://github.com/anthropics/anthropic-sdk-python/blob/main/src/anthropic/_constants.py).
+Foundry's Anthropic endpoint is reached the way Microsoft documents it, through that client."""
 
 REFRESH_MARGIN = 60.0
 """Seconds before its expiry within which a token is no longer sent."""
@@ -82,6 +96,9 @@ def resolve(model: Model, base_url: str, options: Mapping[str, Any]) -> Access:
     else:
         secret = _token(model, scope)
         sent = {"authorization": f"Bearer {secret}"}
+    given = {name.lower() for name in options.get("headers") or {}}
+    if foundry and "anthropic-version" not in given:  # a caller's own header stays
+        sent["anthropic-version"] = FOUNDRY_ANTHROPIC_VERSION
 
     def sign(request: httpx.Request) -> None:
         request.headers.pop("authorization", None)

@@ -5,11 +5,12 @@
 //
 // One browser, one fresh profile, a page per URL (side by side). On each page: send the
 // suggested prompt (turn 1: a tool loop), send the next (turn 2: two bookings that ask for
-// approval), approve the first and deny the second with a reason, send the third (turn 3: an
-// answer with sources), then reload. A MutationObserver records every change during turn 1
+// approval), reload, approve the first and deny the second with a reason, send the third
+// (turn 3: an answer with sources), then reload again. A MutationObserver records every change during turn 1
 // (the status and, for every tool call on the page, its id, state and the arguments shown).
-// RESULTS.json maps each URL to {log, turns, reloaded, errors}: that record, the DOM after
-// each response, the DOM and the address after the reload, and any page or console error. The last URL's
+// RESULTS.json maps each URL to {log, turns, reloaded, address, errors}: that record, the DOM
+// after each response (and after the first reload), the DOM and the address after the last
+// reload, and any page or console error. The last URL's
 // page is saved as SCREENSHOT.png.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -64,7 +65,7 @@ const context = await chromium.launchPersistentContext(profile, {
   viewport: { width: 900, height: 1000 },
 });
 
-// Wait until the page has finished `count` responses and is no longer sending.
+// Wait until the page has finished `count` responses since it loaded and is no longer sending.
 async function settled(page, count) {
   await page.waitForFunction(
     (n) =>
@@ -100,6 +101,9 @@ async function visit(url, screenshotPath) {
 
   await page.click("#send"); // turn 2: bookings, held for approval
   turns.push(await settled(page, 2));
+  await page.reload(); // the held calls come back from the server, buttons and all
+  await page.waitForSelector("body[data-loaded]");
+  turns.push(await page.evaluate(snapshot));
   const held = page.locator('.tool[data-state="approval-requested"]');
   await held.nth(0).locator("button.approve").click();
   await page.waitForFunction(
@@ -107,10 +111,10 @@ async function visit(url, screenshotPath) {
   );
   await page.locator('.tool[data-state="approval-requested"] .reason').fill("Too expensive");
   await page.locator('.tool[data-state="approval-requested"] button.deny').click();
-  turns.push(await settled(page, 3)); // sent by itself once every call was answered
+  turns.push(await settled(page, 1)); // sent by itself once every call was answered
 
   await page.click("#send"); // turn 3: an answer with sources
-  turns.push(await settled(page, 4));
+  turns.push(await settled(page, 2));
   if (screenshotPath) await page.screenshot({ path: screenshotPath, fullPage: true });
 
   await page.reload();

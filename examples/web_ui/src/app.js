@@ -59,7 +59,8 @@ class PageChat extends AbstractChat {
 function chatId() {
   const found = /^#chat=([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
   if (found) return found[1];
-  const id = crypto.randomUUID().replaceAll("-", "");
+  // getRandomValues, unlike randomUUID, also works on a plain-http address other than localhost.
+  const id = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
   history.replaceState(null, "", `#chat=${id}`);
   return id;
 }

@@ -20,7 +20,7 @@ from typing import Any
 from ..._diagnostics import Diagnostic
 from ..._models import Model
 from ..contract import Options
-from ..features import unsupported
+from ..request_features import unsupported
 
 __all__ = ["MARK", "MAX_BREAKPOINTS", "control", "place"]
 

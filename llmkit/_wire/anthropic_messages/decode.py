@@ -53,7 +53,7 @@ from ..._classify import error_from_body
 from ..._json.scanner import loads
 from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
-from .. import values
+from .. import typed_reads as values
 from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder
 

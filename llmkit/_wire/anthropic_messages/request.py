@@ -55,7 +55,8 @@ from ..._models import Model
 from ..._reasoning import BUDGETS, LEVELS, budget, effort, refuse
 from ..._tools.definition import Tool
 from ..contract import Options
-from ..features import (
+from ..prepare import Prepared
+from ..request_features import (
     forced_choice,
     function_tools,
     omit_document,
@@ -63,7 +64,6 @@ from ..features import (
     provider_tools,
     reads_pdf,
 )
-from ..prepare import Prepared
 from ..skeleton import Origin, build_body, strict_refused
 from ..turns import turns
 from .caching import MARK, control, place

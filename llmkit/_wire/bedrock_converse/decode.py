@@ -49,7 +49,7 @@ from ..._eventstream import EventStreamMessage
 from ..._json.scanner import loads
 from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
-from .. import values
+from .. import typed_reads as values
 from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder
 from ..turn_failures import fail_turn

@@ -63,8 +63,8 @@ from ..._reasoning import CLASSIC, LEVELS, budget, effort, refuse
 from ..._tools.definition import Tool
 from ..anthropic_messages.request import supports_sampling, thinking_mode
 from ..contract import Options
-from ..features import function_tools, provider_tools
 from ..prepare import Prepared
+from ..request_features import function_tools, provider_tools
 from ..skeleton import Origin, build_body, strict_refused
 from ..turns import turns
 from .history import flatten_tool_blocks

@@ -44,7 +44,7 @@ from typing import Any
 from ..._classify import error_from_body
 from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
-from .. import values
+from .. import typed_reads as values
 from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder, first_alone
 from ..turn_failures import fail_turn

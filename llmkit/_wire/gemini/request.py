@@ -52,7 +52,8 @@ from ..._models import Model
 from ..._reasoning import budget, effort
 from ..._tools.definition import Tool
 from ..contract import Options
-from ..features import (
+from ..prepare import Prepared
+from ..request_features import (
     document_text,
     forced_choice,
     function_tools,
@@ -63,7 +64,6 @@ from ..features import (
     result_text,
     unsupported,
 )
-from ..prepare import Prepared
 from ..skeleton import Origin, build_body, strict_refused
 from .kept import OUTPUT_ONLY_PART_FIELDS
 

@@ -5,6 +5,22 @@ Two pure halves, no I/O and no JSON repair: request building lives in
 :class:`Decoder` turns each SSE event into neutral deltas for the assembler, and
 :func:`decode_response` does the same for a non-streamed body (one path for both). Server
 quirks are read from ``model.compat`` or recognised from the payload itself.
+
+Besides text, reasoning and ``tool_calls`` (docs/design.md §4, "Report, never guess silently"):
+
+- a ``type: "custom"`` call (``custom: {name, input}``) is a ToolCall whose ``raw_arguments``
+  is the freeform ``input`` (not JSON), ``replay={"type": "custom"}``, sent back as a custom
+  call;
+- the legacy ``function_call`` (``{name, arguments}``, no id) is a ToolCall too, and
+  ``finish_reason: "function_call"`` means tool use; a ``function_call`` next to
+  ``tool_calls`` is reported and ignored;
+- ``audio``: its ``transcript`` is the text; the rest (``id``, ``expires_at``, ``data``
+  joined) is kept in ``message.provider_data["audio"]`` and its ``id`` sent back;
+- ``logprobs`` (``content`` / ``refusal`` token lists, joined over the stream),
+  ``service_tier``, ``system_fingerprint``, ``moderation`` and ``metadata`` are kept in
+  ``message.provider_data`` under their own names; so are ``model`` when it is not the id
+  asked for, and the ``usage`` object when it holds a count llmkit does not map (audio or
+  image tokens, predictions, ...) that is not zero.
 """
 
 from __future__ import annotations
@@ -16,9 +32,10 @@ from ..._errors import ServerError
 from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
+from ..openai_responses.usage import unmapped_usage
 from ..splice import SplicedDecoder, first_alone
 from ..turn_failures import fail_turn
-from ..values import count, obj, seq, text, wrong_type
+from ..typed_reads import count, obj, seq, text, wrong_type
 from .compat import chat_flags
 
 __all__ = ["Decoder", "decode_response"]
@@ -32,6 +49,18 @@ FINISH: dict[str, StopReason] = {
     "eos": "stop",  # some local servers
 }
 _MERGED = ("text", "summary", "data", "signature")  # reasoning_details fields that stream
+# Response-level fields kept verbatim in provider_data (the last value holds).
+_KEPT = ("service_tier", "system_fingerprint", "moderation", "metadata")
+# What _usage maps (total_tokens is their sum; the rest is kept whole when not zero).
+MAPPED_USAGE = frozenset(
+    {
+        *("prompt_tokens", "completion_tokens", "total_tokens", "prompt_cache_hit_tokens"),
+        *("prompt_tokens_details.cached_tokens", "prompt_tokens_details.cache_write_tokens"),
+        "completion_tokens_details.reasoning_tokens",
+    }
+)
+LEGACY = -1  # the tool-call slot of a legacy function_call (tool_calls use 0, 1, ...)
+CUSTOM = "custom"  # ToolCall.replay["type"] of a freeform (custom tool) call
 
 
 def _usage(sink: DeltaSink, u: dict[str, Any]) -> Usage:
@@ -55,13 +84,29 @@ def _usage(sink: DeltaSink, u: dict[str, Any]) -> Usage:
     cached = count(sink, pd.get("cached_tokens"), "usage.cached_tokens")
     if cached is None:  # DeepSeek
         cached = count(sink, u.get("prompt_cache_hit_tokens"), "usage.prompt_cache_hit_tokens")
-    return Usage(input=prompt, output=output, cache_read=cached, reasoning=reasoning)
+    written = count(sink, pd.get("cache_write_tokens"), "usage.cache_write_tokens")
+    return Usage(
+        input=prompt, output=output, cache_read=cached, cache_write=written, reasoning=reasoning
+    )
 
 
 class Decoder(SplicedDecoder):
     """Streamed Chat Completions: SSE events → neutral deltas."""
 
-    __slots__ = ("_cited", "_details", "_fields", "_model", "_refusal", "_started")
+    __slots__ = (
+        "_answered",
+        "_audio",
+        "_audio_data",
+        "_calls",
+        "_cited",
+        "_details",
+        "_fields",
+        "_kept",
+        "_logprobs",
+        "_model",
+        "_refusal",
+        "_started",
+    )
 
     IGNORED = ("obfuscation",)  # random padding (gpt-5), different in every event, never read
 
@@ -73,11 +118,18 @@ class Decoder(SplicedDecoder):
         self._refusal = False
         self._details: dict[Any, dict[str, Any]] = {}  # OpenRouter reasoning_details by index
         self._cited: list[Any] = []  # annotations taken (a stream may repeat them)
+        self._kept: dict[str, Any] = {}  # _KEPT values as last sent to provider_data
+        self._answered: Any = None  # the response's model, as last seen
+        self._calls = False  # tool_calls seen (a legacy function_call then is a mirror)
+        self._audio: dict[str, Any] | None = None  # audio fields but data and transcript
+        self._audio_data: list[str] = []
+        self._logprobs: dict[str, Any] | None = None
 
     def _full_path(self, sse: Frame) -> dict[str, Any] | None:
         """One SSE event; its chunk (any chunk may be an argument delta)."""
         data = sse.data
         if data == "[DONE]":  # the terminal event; what follows is not read (QUIRKS A4)
+            self.flush()
             self._sink.complete()
             return None
         chunk = self._object(data)
@@ -106,6 +158,19 @@ class Decoder(SplicedDecoder):
         usage = obj(sink, usage, "usage")
         if usage:  # any chunk may carry usage; the last one holds (QUIRKS A8, J1)
             sink.usage(_usage(sink, usage))
+            if unmapped_usage(usage, MAPPED_USAGE):
+                sink.provider_data("usage", usage)
+        answered = chunk.get("model")
+        if answered and answered != self._answered:
+            self._answered = answered
+            if answered != self._model.id:
+                sink.provider_data("model", answered)  # the snapshot behind an alias
+        kept = self._kept
+        for key in _KEPT:  # the same in every chunk: passed on once, and again if it changes
+            value = chunk.get(key)
+            if value is not None and kept.get(key) != value:
+                kept[key] = value
+                sink.provider_data(key, value)
         choices = chunk.get("choices")
         if choices is None and whole:
             # OpenRouter: a body with null choices and no error is a transient failure (A7)
@@ -128,7 +193,7 @@ class Decoder(SplicedDecoder):
             delta = choice.get("message")
         delta = obj(sink, delta, "choice.delta") or {}
         # One pass over the delta's keys (usually one or two) rather than a lookup per field.
-        content = reasoning = refusal = calls = details = annotations = None
+        content = reasoning = refusal = calls = details = annotations = legacy = audio = None
         fields = self._fields
         for key, value in delta.items():
             if key == "tool_calls":
@@ -151,10 +216,16 @@ class Decoder(SplicedDecoder):
                 details = value
             elif key == "annotations":
                 annotations = value
+            elif key == "function_call":
+                legacy = value
+            elif key == "audio":
+                audio = value
         if reasoning is not None:
             sink.thinking(reasoning[1])
         if details and isinstance(details, list):
             self._reasoning_details(details)
+        if audio is not None:
+            self._audio_delta(audio)
         if content:
             if isinstance(content, str):
                 sink.text(content)
@@ -168,20 +239,37 @@ class Decoder(SplicedDecoder):
                 self._refusal = True
                 sink.text(refusal)
         if calls:
+            self._calls = True
             tool_call = sink.tool_call
             for position, tc in enumerate(seq(sink, calls, "delta.tool_calls")):
                 if not isinstance(tc, dict):
                     continue
+                index = tc.get("index", position if whole else None)
+                custom = tc.get(CUSTOM)
+                if custom is not None or tc.get("type") == CUSTOM:
+                    # a freeform call: its input is plain text, kept as raw_arguments
+                    c = obj(sink, custom, "tool_call.custom") or {}
+                    tool_call(
+                        index,
+                        tc.get("id"),
+                        c.get("name"),
+                        c.get("input"),
+                        position=position,
+                        replay={"type": CUSTOM},
+                    )
+                    continue
                 fn = obj(sink, tc.get("function"), "tool_call.function") or {}
                 extra = tc.get("extra_content")
                 tool_call(
-                    tc.get("index", position if whole else None),
+                    index,
                     tc.get("id") or fn.get("id"),  # llama.cpp put the id in function (D4)
                     fn.get("name"),
                     fn.get("arguments"),
                     position=position,
                     replay={"extra_content": extra} if extra else None,  # QUIRKS F3
                 )
+        if legacy is not None:
+            self._legacy_call(legacy)
         self._choice_end(choice)
 
     def _choice_end(self, choice: dict[str, Any]) -> None:
@@ -189,6 +277,9 @@ class Decoder(SplicedDecoder):
         usage = obj(sink, choice.get("usage"), "choice.usage")
         if usage:  # Moonshot reports usage inside the choice
             sink.usage(_usage(sink, usage))
+        logprobs = choice.get("logprobs")
+        if logprobs is not None:
+            self._take_logprobs(logprobs)
         native = choice.get("native_finish_reason")
         if native:
             sink.provider_data("native_finish_reason", native)  # OpenRouter (QUIRKS E5)
@@ -203,7 +294,69 @@ class Decoder(SplicedDecoder):
             mapped = FINISH.get(reason)
             if mapped == "stop" and self._refusal:
                 mapped = "refusal"
+            self.flush()
             sink.finish(reason, mapped)
+
+    def flush(self) -> None:
+        """Pass on what was gathered over the stream (audio data, logprobs): before the
+        finish reason, at ``[DONE]`` and at the end of a whole body."""
+        if self._audio is not None or self._audio_data:
+            audio = dict(self._audio or {})
+            if self._audio_data:
+                audio["data"] = "".join(self._audio_data)
+            self._sink.provider_data("audio", audio)
+        if self._logprobs is not None:
+            self._sink.provider_data("logprobs", self._logprobs)
+
+    def _audio_delta(self, value: Any) -> None:
+        """``audio``: the transcript is text; the rest is kept (see the module docstring)."""
+        audio = obj(self._sink, value, "audio")
+        if not audio:
+            return
+        for key, item in audio.items():
+            if key == "transcript":
+                transcript = text(self._sink, item, "audio.transcript")
+                if transcript:
+                    self._sink.text(transcript)
+            elif key == "data":
+                if isinstance(item, str):
+                    self._audio_data.append(item)
+                elif item is not None:
+                    wrong_type(self._sink, "audio.data", item, "a string")
+            elif item is not None:
+                if self._audio is None:
+                    self._audio = {}
+                self._audio[key] = item
+
+    def _take_logprobs(self, value: Any) -> None:
+        """``choice.logprobs``: token lists joined over the stream, anything else as sent."""
+        logprobs = obj(self._sink, value, "logprobs")
+        if logprobs is None:
+            return
+        if self._logprobs is None:
+            self._logprobs = {}
+        for key, item in logprobs.items():
+            have = self._logprobs.get(key)
+            if isinstance(item, list) and isinstance(have, list):
+                have.extend(item)
+            elif isinstance(item, list):
+                self._logprobs[key] = list(item)
+            elif item is not None or key not in self._logprobs:
+                self._logprobs[key] = item
+
+    def _legacy_call(self, value: Any) -> None:
+        """The legacy ``function_call``: one call, no id (slot :data:`LEGACY`)."""
+        fc = obj(self._sink, value, "function_call")
+        if not fc:
+            return
+        if self._calls:
+            self._sink.unknown(
+                "function_call",
+                "A legacy function_call next to tool_calls was ignored",
+                name=fc.get("name"),
+            )
+            return
+        self._sink.tool_call(LEGACY, None, fc.get("name"), fc.get("arguments"))
 
     def _content_parts(self, parts: list[Any]) -> None:
         # Mistral magistral sends content as typed parts, thinking included.
@@ -278,6 +431,8 @@ def _argument_delta(chunk: Any) -> tuple[int, str] | None:
     choice = first_alone(chunk.get("choices"))
     if choice is None or choice.get("usage") is not None or choice.get("native_finish_reason"):
         return None
+    if choice.get("logprobs") is not None:  # gathered by the full path
+        return None
     if choice.get("finish_reason") is not None:
         return None
     delta = choice.get("delta")
@@ -310,4 +465,5 @@ def decode_response(sink: DeltaSink, model: Model, body: Any, seed: str) -> None
     decoder = Decoder(sink, model)
     decoder.chunk(body, seed, whole=True)
     if not sink.ended:
+        decoder.flush()
         sink.complete()

@@ -9,7 +9,7 @@ no file URL, so a URL document is a placeholder (``document_omitted``); a text d
 text. A tool result's PDFs follow the run of tool messages in one user message, as its images
 do (tool messages carry text only). ``CachePoint`` s become ``prompt_cache_breakpoint`` on
 models with explicit breakpoints; ``cache``/``cache_key`` map to the ``prompt_cache_*`` fields
-(:func:`~llmkit._wire.features.openai_cache`).
+(:func:`~llmkit._wire.request_features.openai_cache`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ from ..._messages import (
 from ..._models import Model
 from ..._reasoning import CLASSIC, effort, off_effort
 from ..contract import Options
-from ..features import (
+from ..prepare import Prepared, arguments_json
+from ..request_features import (
     Breakpoints,
     document_text,
     filename,
@@ -48,7 +49,6 @@ from ..features import (
     reads_pdf,
     result_text,
 )
-from ..prepare import Prepared, arguments_json
 from ..skeleton import Origin, build_body, strict_refused
 from .compat import chat_flags
 
@@ -184,11 +184,21 @@ class _Builder:
         details = (m.provider_data or {}).get("reasoning_details")
         if compat.replay_reasoning_details and mine and details:
             out["reasoning_details"] = details  # verbatim (QUIRKS F7)
+        audio = (m.provider_data or {}).get("audio") if mine else None
+        if isinstance(audio, dict) and isinstance(audio.get("id"), str) and audio["id"]:
+            out["audio"] = {"id": audio["id"]}  # the model's earlier audio answer, by id
         if calls:
             out["tool_calls"] = [self.call(c, mine) for c in calls]
         return out
 
     def call(self, c: ToolCall, mine: bool) -> dict[str, Any]:
+        if (c.replay or {}).get("type") in ("custom", "custom_tool_call"):
+            # A freeform (custom tool) call, from this wire or Responses: its input verbatim.
+            return {
+                "id": c.id,
+                "type": "custom",
+                "custom": {"name": c.name, "input": c.raw_arguments},
+            }
         entry: dict[str, Any] = {
             "id": c.id,
             "type": "function",

@@ -10,7 +10,7 @@ from ..._diagnostics import Diagnostic
 from ..._messages import Context
 from ..._models import Model
 from ..contract import Options
-from ..features import counting_body
+from ..request_features import counting_body
 from .request import build
 
 __all__ = ["COUNT_FIELDS", "count_body", "count_result", "count_url"]

@@ -9,26 +9,9 @@ Two pure halves, no I/O and no JSON repair:
 Everything is keyed by ``output_index``: argument deltas carry no ``call_id``, which comes only
 on ``response.output_item.added`` (QUIRKS F5), and some servers rotate ``item_id`` between the
 events of one item (GitHub Copilot). The output index is the assembler's key for text, thinking
-and tool calls, so each output item becomes one part. Per item:
-
-- ``message`` → one TextPart: its ``output_text`` parts, or its refusal text (``refusal``
-  parts; the turn then ends with ``stop_reason="refusal"``). The parts' ``annotations``
-  (whole, or streamed as ``response.output_text.annotation.added``; each taken once) are its
-  citations; once there are any, ``message.provider_data["message_ids"]`` keeps the message
-  item ids, one entry per TextPart, so that a cited text goes back as its output message.
-  A message's ``phase`` (``commentary`` / ``final_answer``, gpt-5.x) is kept in
-  ``message.provider_data["message_phases"]``, one entry per TextPart, to be sent back;
-- ``reasoning`` → one ThinkingPart: summary and reasoning-text parts joined by a blank line,
-  ``replay={"id", "summary", "encrypted_content"}`` from ``response.output_item.done`` (the
-  value on ``.added`` may be incomplete);
-- ``function_call`` → a ToolCall with ``id`` = ``call_id`` and ``replay={"item_id": "fc_…"}``;
-  ``custom_tool_call`` → a ToolCall whose ``raw_arguments`` is the freeform input (not JSON, so
-  its status is not ``complete``), ``replay={"item_id", "type": "custom_tool_call"}``;
-- any other item — a hosted tool's call or output (web search, file search, code interpreter,
-  image generation, MCP, …) — is kept whole, in place, as an opaque ThinkingPart whose
-  ``replay["item"]`` is the item as sent (the ``.done`` version once it arrives), to be sent
-  back verbatim to the same model; its progress events carry nothing more. An item type llmkit
-  does not know is kept the same way and reported once (``event_unknown``).
+and tool calls, so each output item becomes one part, as :mod:`.items` describes. A message's
+``output_text`` ``logprobs`` are kept in ``message.provider_data["logprobs"]`` (the tokens of
+every text part, in order).
 
 Every ``.done`` value (``output_text.done``, ``function_call_arguments.done``,
 ``output_item.done``, and the terminal event's ``output``) back-fills what the deltas missed:
@@ -43,12 +26,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._classify import error_from_body
-from ..._messages import Citation, StopReason, Usage
+from ..._messages import StopReason
 from ..._models import Model
-from .. import values
+from .. import typed_reads as values
 from ..contract import DeltaSink, Frame
 from ..splice import Splice, SplicedDecoder, learn
-from .request import CUSTOM, HOSTED
+from .calls import CALL_TYPES, CUSTOM, call_arguments, call_id, call_name
+from .citations import annotation_citation
+from .items import KNOWN_HOSTED, STREAMED, Item, call_replay, item_kind, reasoning_replay
+from .request import HOSTED
+from .usage import KEPT, MAPPED, response_usage, unmapped_usage
 
 __all__ = ["Decoder", "decode_response"]
 
@@ -56,67 +43,9 @@ INCOMPLETE: dict[str, StopReason] = {
     "max_output_tokens": "length",
     "content_filter": "content_filter",
 }
-KINDS = frozenset({"message", "reasoning", "function_call", CUSTOM})
-# Hosted-tool items (the output items the SDK's input union also takes back): kept and
-# replayed without a report. Any other item type is kept too, and reported once.
-KNOWN_HOSTED = frozenset(
-    {
-        "web_search_call",
-        "file_search_call",
-        "computer_call",
-        "code_interpreter_call",
-        "image_generation_call",
-        "local_shell_call",
-        "shell_call",
-        "apply_patch_call",
-        "mcp_call",
-        "mcp_list_tools",
-        "mcp_approval_request",
-        "tool_search_call",
-    }
-)
 THINKING_SEPARATOR = "\n\n"  # between the summary / reasoning-text parts of one item
 # Events that carry nothing the assembler needs beyond what their siblings carry.
 _QUIET = frozenset({"response.queued"})
-
-
-def _usage(sink: DeltaSink, value: Any) -> Usage | None:
-    u = values.obj(sink, value, "usage")
-    if u is None:
-        return None
-    # input_tokens counts every input token (cache reads and writes are parts of it) and
-    # output_tokens includes reasoning tokens: already llmkit's convention. A count that was
-    # not reported stays None, never guessed (J1).
-    details = values.obj(sink, u.get("input_tokens_details"), "usage.input_tokens_details") or {}
-    out = values.obj(sink, u.get("output_tokens_details"), "usage.output_tokens_details") or {}
-    return Usage(
-        input=values.count(sink, u.get("input_tokens"), "usage.input_tokens"),
-        output=values.count(sink, u.get("output_tokens"), "usage.output_tokens"),
-        cache_read=values.count(sink, details.get("cached_tokens"), "usage.cached_tokens"),
-        cache_write=values.count(
-            sink, details.get("cache_write_tokens"), "usage.cache_write_tokens"
-        ),
-        reasoning=values.count(sink, out.get("reasoning_tokens"), "usage.reasoning_tokens"),
-    )
-
-
-class _Item:
-    """One output item, by output index."""
-
-    __slots__ = ("cited", "ended", "id", "index", "kind", "phase", "texts", "thought")
-
-    def __init__(self, index: int, kind: str) -> None:
-        self.index = index
-        self.kind = kind
-        self.id: str | None = None  # the item's id (a message with citations is sent back by it)
-        self.cited: dict[int, int] | None = None  # content index → annotations taken
-        # the text received per segment, as pieces joined only when a done event needs it:
-        # ("text" | "refusal", content_index), ("summary", summary_index),
-        # ("content", content_index), ("args", 0)
-        self.texts: dict[tuple[str, int], list[str]] = {}
-        self.thought = False  # some text was emitted (a reasoning part needs a separator)
-        self.phase: str | None = None  # a message's "commentary" / "final_answer" label
-        self.ended = False
 
 
 class Decoder(SplicedDecoder):
@@ -128,6 +57,7 @@ class Decoder(SplicedDecoder):
         "_cited",
         "_ids",
         "_items",
+        "_logprobs",
         "_model",
         "_phases",
         "_refusal",
@@ -139,12 +69,13 @@ class Decoder(SplicedDecoder):
     def __init__(self, sink: DeltaSink, model: Model) -> None:
         super().__init__(sink)
         self._model = model
-        self._items: dict[int, _Item] = {}
+        self._items: dict[int, Item] = {}
         self._by_id: dict[str, int] = {}  # item_id → output_index, for events without an index
         self._calls = 0
         self._phases: list[str | None] = []  # per text part, in content order
         self._ids: list[str | None] = []  # message item ids, per text part
         self._cited = False  # some text part has citations: message_ids are kept
+        self._logprobs: dict[tuple[int, int], list[Any]] = {}  # by (output, content) index
         self._refusal = False
         self._started = False
 
@@ -222,6 +153,11 @@ class Decoder(SplicedDecoder):
             mapped = "refusal"
         else:
             mapped = "tool_use" if self._calls else "stop"
+        for key in ("error", "incomplete_details"):  # only a failed / incomplete one has them
+            if response.get(key):
+                self._sink.malformed(
+                    f"A {status} response carried {key}; ignored", once=key, **{key: response[key]}
+                )
         self._sink.finish(str(status), mapped)
         self._sink.complete()
 
@@ -254,13 +190,29 @@ class Decoder(SplicedDecoder):
         self._sink.fail(error_from_body({"error": err}, provider=self._model.provider))
 
     def _usage(self, response: dict[str, Any]) -> None:
-        usage = _usage(self._sink, response.get("usage"))
+        """The terminal response's usage (kept whole when it holds counts llmkit does not
+        map), the model that answered when it is not the id asked for, and what the response
+        says about itself (``KEPT``)."""
+        usage = response_usage(self._sink, response.get("usage"))
         if usage is not None:
             self._sink.usage(usage)
+            if unmapped_usage(response["usage"], MAPPED):
+                self._sink.provider_data("usage", response["usage"])
+        if self._logprobs:  # every text part's tokens, in order
+            every = [t for k in sorted(self._logprobs) for t in self._logprobs[k]]
+            self._sink.provider_data("logprobs", every)
+        answered = response.get("model")
+        if isinstance(answered, str) and answered and answered != self._model.id:
+            self._sink.provider_data("model", answered)  # the snapshot behind an alias
+        for key in KEPT:
+            if response.get(key) is not None:
+                self._sink.provider_data(key, response[key])
 
     def _reconcile(self, response: dict[str, Any]) -> None:
         """Back-fill from the terminal event's ``output``: items never streamed, or not
-        finished, are completed from it (a server may send only the final response)."""
+        finished, are completed from it (a server may send only the final response). A
+        structured call that is in neither (only ``.added`` came) takes its arguments from
+        ``.added``."""
         for position, obj in enumerate(values.seq(self._sink, response.get("output"), "output")):
             if not isinstance(obj, dict):
                 continue
@@ -268,10 +220,15 @@ class Decoder(SplicedDecoder):
             if index is None:
                 known = self._items.get(position)
                 # ids may rotate between events (Copilot): fall back to position and type
-                if known is not None and known.kind != _kind(obj):
+                if known is not None and known.kind != item_kind(obj):
                     continue
                 index = position
             self._item_done(obj, index)
+        for item in self._items.values():
+            if item.added is not None and not item.ended and ("args", 0) not in item.texts:
+                value = call_arguments(item.added)
+                if value is not None:
+                    self._backfill(item, ("args", 0), value)
 
     # -- items ----------------------------------------------------------------------------
 
@@ -281,11 +238,11 @@ class Decoder(SplicedDecoder):
             return index
         return self._by_id.get(_id(event.get("item_id")))
 
-    def _item(self, index: int, kind: str) -> _Item:
+    def _item(self, index: int, kind: str) -> Item:
         item = self._items.get(index)
         if item is None:  # a delta for an item never announced: create it implicitly
-            item = self._items[index] = _Item(index, kind)
-            if kind in ("function_call", CUSTOM):
+            item = self._items[index] = Item(index, kind)
+            if kind in CALL_TYPES:
                 self._calls += 1
         return item
 
@@ -295,7 +252,7 @@ class Decoder(SplicedDecoder):
         if isinstance(obj, dict) and index is not None:
             self._item_added(obj, index)
 
-    def _item_added(self, obj: dict[str, Any], index: int) -> _Item:
+    def _item_added(self, obj: dict[str, Any], index: int) -> Item:
         item_id = obj.get("id")
         if isinstance(item_id, str) and item_id:
             self._by_id[item_id] = index
@@ -304,7 +261,7 @@ class Decoder(SplicedDecoder):
         existing = self._items.get(index)
         if existing is not None:
             return existing
-        kind = _kind(obj)
+        kind = item_kind(obj)
         item = self._item(index, kind)
         if isinstance(item_id, str) and item_id:
             item.id = item_id
@@ -318,17 +275,10 @@ class Decoder(SplicedDecoder):
                     item_type=item_type,
                 )
             sink.thinking(key=index, replay={HOSTED: dict(obj)})  # opened now: keeps its place
-        elif kind in ("function_call", CUSTOM):
-            replay: dict[str, Any] = {"item_id": item_id} if item_id else {}
-            if kind == CUSTOM:
-                replay["type"] = CUSTOM
-            sink.tool_call(
-                index,
-                obj.get("call_id") or None,
-                obj.get("name") or None,
-                None,
-                replay=replay or None,
-            )
+        elif kind in CALL_TYPES:
+            sink.tool_call(index, call_id(obj), call_name(obj), None, replay=call_replay(obj))
+            if kind not in STREAMED:
+                item.added = obj
         elif kind == "message" and isinstance(obj.get("phase"), str):
             item.phase = obj["phase"]
         elif kind == "reasoning" and item_id:
@@ -348,45 +298,52 @@ class Decoder(SplicedDecoder):
         item = self._item_added(obj, index)
         if item.ended:
             return
-        self._fill(obj, item)
+        if item.kind in CALL_TYPES and item_kind(obj) == item.kind:
+            self._sink.tool_call(index, replay=call_replay(obj))  # the complete envelope
+        self._fill(obj, item, done=True)
         item.ended = True
         sink = self._sink
         if item.kind == "message":
             sink.end_text(index)
         elif item.kind == "reasoning":
-            sink.thinking(key=index, replay=_reasoning_replay(obj))
+            sink.thinking(key=index, replay=reasoning_replay(obj))
             sink.end_thinking(index)
         elif item.kind == "hosted":
-            if _kind(obj) == "hosted":  # the complete item replaces the one .added announced
+            if item_kind(obj) == "hosted":  # the complete item replaces the one .added announced
                 sink.thinking(key=index, replay={HOSTED: dict(obj)})
             sink.end_thinking(index)
         else:
             sink.end_tool_call(index)
 
-    def _fill(self, obj: dict[str, Any], item: _Item) -> None:
+    def _fill(self, obj: dict[str, Any], item: Item, *, done: bool = False) -> None:
         """Back-fill an item from its complete form (``.added`` with content, ``.done``)."""
         kind = item.kind
-        if kind == "message" and _kind(obj) == "message":
+        if kind == "message" and item_kind(obj) == "message":
             for ci, part in enumerate(values.seq(self._sink, obj.get("content"), "content")):
                 if isinstance(part, dict):
                     self._fill_part(item, ci, part)
-        elif kind == "reasoning" and _kind(obj) == "reasoning":
+        elif kind == "reasoning" and item_kind(obj) == "reasoning":
             for si, part in enumerate(values.seq(self._sink, obj.get("summary"), "summary")):
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     self._backfill(item, ("summary", si), part["text"])
             for ci, part in enumerate(values.seq(self._sink, obj.get("content"), "content")):
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
                     self._backfill(item, ("content", ci), part["text"])
-        elif kind in ("function_call", CUSTOM) and _kind(obj) == kind:
-            value = obj.get("arguments" if kind == "function_call" else "input")
-            if isinstance(value, str):
+        elif kind in CALL_TYPES and item_kind(obj) == kind:
+            # A structured call's arguments are whole only on .done (a shell call's commands
+            # stream as shell_call_command events, which the .done item sums up).
+            value = call_arguments(obj) if done or kind in ("function_call", CUSTOM) else None
+            if value is not None:
                 self._backfill(item, ("args", 0), value)
 
-    def _fill_part(self, item: _Item, ci: int, part: dict[str, Any]) -> None:
+    def _fill_part(self, item: Item, ci: int, part: dict[str, Any]) -> None:
         if part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
             self._backfill(item, ("refusal", ci), part["refusal"])
         elif part.get("type") == "output_text" and isinstance(part.get("text"), str):
             self._backfill(item, ("text", ci), part["text"])
+            logprobs = part.get("logprobs")
+            if logprobs and isinstance(logprobs, list):  # the part's tokens, whole
+                self._logprobs[item.index, ci] = list(logprobs)
             annotations = part.get("annotations")
             if annotations:  # those not already streamed (annotation.added)
                 taken = item.cited.get(ci, 0) if item.cited else 0
@@ -397,7 +354,7 @@ class Decoder(SplicedDecoder):
 
     # -- deltas ---------------------------------------------------------------------------
 
-    def _emit(self, item: _Item, segment: tuple[str, int], delta: str) -> None:
+    def _emit(self, item: Item, segment: tuple[str, int], delta: str) -> None:
         """Feed ``delta`` for one segment of ``item`` to the assembler."""
         if not delta:
             return
@@ -431,7 +388,7 @@ class Decoder(SplicedDecoder):
             item.thought = True
             sink.thinking(delta, key=item.index)
 
-    def _text_opens(self, item: _Item) -> None:
+    def _text_opens(self, item: Item) -> None:
         item.thought = True
         self._phases.append(item.phase)
         self._ids.append(item.id)
@@ -459,7 +416,7 @@ class Decoder(SplicedDecoder):
             return  # already taken (a repeated event)
         self._cite(item, ci, event.get("annotation"))
 
-    def _cite(self, item: _Item, ci: int, annotation: Any) -> None:
+    def _cite(self, item: Item, ci: int, annotation: Any) -> None:
         """One ``output_text`` annotation of content part ``ci`` as a citation of the item's
         text part. Offsets are in the part's text: the output_text parts before ``ci`` (one
         TextPart holds them all) shift them."""
@@ -485,7 +442,7 @@ class Decoder(SplicedDecoder):
             self._sink.provider_data("message_ids", list(self._ids))
         self._sink.citation(annotation_citation(annotation, shift), key=item.index)
 
-    def _backfill(self, item: _Item, segment: tuple[str, int], final: str) -> None:
+    def _backfill(self, item: Item, segment: tuple[str, int], final: str) -> None:
         """A segment's complete text: feed what the deltas missed, report a contradiction."""
         pieces = item.texts.get(segment)
         have = "".join(pieces) if pieces else ""
@@ -532,6 +489,12 @@ class Decoder(SplicedDecoder):
             self._emit(item, seg, value)
         else:
             self._backfill(item, seg, value)
+        logprobs = event.get("logprobs") if segment == "text" else None
+        if logprobs and isinstance(logprobs, list):  # a delta's tokens, or (done) all of them
+            if key == "delta":
+                self._logprobs.setdefault((index, seg[1]), []).extend(logprobs)
+            else:
+                self._logprobs[index, seg[1]] = list(logprobs)
 
     def _summary_part(self, event: dict[str, Any]) -> None:
         # reasoning_summary_part.added/.done: a whole summary part (usually "" on .added)
@@ -561,32 +524,16 @@ class Decoder(SplicedDecoder):
     def _unknown_event(self, event: dict[str, Any]) -> None:
         index = self._index(event)
         item = self._items.get(index) if index is not None else None
-        if item is not None and item.kind == "hosted":
-            return  # progress of a hosted item (web search, image generation): in the item
+        if item is not None and item.kind not in STREAMED:
+            # progress of a hosted item (web search, image generation) or of a structured call
+            # (shell_call_command.*): the complete item carries it
+            return
         etype = str(event.get("type"))
         self._once(etype, f"Unknown event type {etype!r} ignored", event_type=etype)
 
 
-def _offset(value: Any, shift: int) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value + shift
-    return None
-
-
-def annotation_citation(raw: dict[str, Any], shift: int = 0) -> Citation:
-    """A Responses ``output_text`` annotation (``url_citation``, ``file_citation``,
-    ``container_file_citation``, ``file_path``) as a :class:`~llmkit.Citation`; ``shift`` moves
-    its ``start_index``/``end_index`` into the whole text part."""
-    url, title = raw.get("url"), raw.get("title", raw.get("filename"))
-    source = raw.get("file_id")
-    return Citation(
-        url=url if isinstance(url, str) else None,
-        title=title if isinstance(title, str) else None,
-        start=_offset(raw.get("start_index"), shift),
-        end=_offset(raw.get("end_index"), shift),
-        source=source if isinstance(source, str) else None,
-        provider_data=dict(raw),
-    )
+_Handler = Callable[[Decoder, dict[str, Any]], None]
+_ARGUMENTS_DELTA = "response.function_call_arguments.delta"
 
 
 def _id(value: Any) -> str:
@@ -599,26 +546,6 @@ def _response_id(event: dict[str, Any]) -> str | None:
     if isinstance(response, dict) and isinstance(response.get("id"), str):
         return response["id"] or None
     return None
-
-
-def _kind(obj: dict[str, Any]) -> str:
-    kind = obj.get("type")
-    return kind if isinstance(kind, str) and kind in KINDS else "hosted"
-
-
-def _reasoning_replay(obj: dict[str, Any]) -> dict[str, Any]:
-    replay: dict[str, Any] = {}
-    if isinstance(obj.get("id"), str) and obj["id"]:
-        replay["id"] = obj["id"]
-    summary = obj.get("summary")
-    replay["summary"] = summary if isinstance(summary, list) else []
-    if isinstance(obj.get("encrypted_content"), str) and obj["encrypted_content"]:
-        replay["encrypted_content"] = obj["encrypted_content"]
-    return replay
-
-
-_Handler = Callable[[Decoder, dict[str, Any]], None]
-_ARGUMENTS_DELTA = "response.function_call_arguments.delta"
 
 
 def _on(kind: str, segment: str, key: str) -> _Handler:
@@ -668,6 +595,8 @@ def decode_response(sink: DeltaSink, model: Model, body: Any, seed: str) -> None
         return
     decoder = Decoder(sink, model)
     status = body.get("status")
+    if status is None and body.get("error"):
+        status = "failed"  # no status but an error: a failed response
     kind = {"incomplete": "response.incomplete", "failed": "response.failed"}.get(
         str(status), "response.completed"
     )

@@ -11,10 +11,12 @@ How the neutral transcript maps to ``input`` items:
 - an assistant message → its parts in order: text as ``{"role": "assistant", "content": text}``,
   each replayable reasoning item as ``{"type": "reasoning", "id", "summary",
   "encrypted_content"}`` (before the call it belongs to, since content order is wire order),
-  each tool call as a ``function_call`` (``call_id`` = ``ToolCall.id``) or, for a freeform call,
-  a ``custom_tool_call``;
+  each tool call as a ``function_call`` (``call_id`` = ``ToolCall.id``; its ``namespace``,
+  ``caller`` and ``async`` from ``replay``) or, for a freeform call, a ``custom_tool_call``; a
+  computer, shell, apply-patch or MCP-approval call as its own item (:mod:`.calls`);
 - a tool result → ``function_call_output`` (``custom_tool_call_output``), images and PDFs
-  inline as ``input_image`` / ``input_file`` parts of ``output``;
+  inline as ``input_image`` / ``input_file`` parts of ``output``; for the other client-side
+  calls, the matching output item (:mod:`.calls`);
 - a hosted-tool item the model produced (web search, file search, code interpreter, image
   generation, MCP, …), kept as an opaque ThinkingPart with ``replay["item"]``, goes back
   verbatim, in place, to the same model only (``thinking_dropped`` otherwise).
@@ -47,7 +49,8 @@ from ..._models import Model
 from ..._reasoning import CLASSIC, effort, off_effort
 from ..._tools.definition import Tool
 from ..contract import Options
-from ..features import (
+from ..prepare import Prepared, arguments_json
+from ..request_features import (
     Breakpoints,
     document_text,
     filename,
@@ -60,14 +63,15 @@ from ..features import (
     reads_pdf,
     result_text,
 )
-from ..prepare import Prepared, arguments_json
 from ..skeleton import Origin, build_body, strict_refused
+from .calls import CUSTOM, call_input_item, call_output_item
+from .citations import output_annotations
 from .compat import responses_flags
+from .items import PASSED_BACK, input_form
 
 __all__ = ["HOSTED", "build", "headers", "url"]
 
 IMAGE_PLACEHOLDER = "[image omitted: the model cannot see images]"
-CUSTOM = "custom_tool_call"  # ToolCall.replay["type"] of a freeform (custom tool) call
 HOSTED = "item"
 """``ThinkingPart.replay`` key of a hosted-tool output item kept verbatim for replay."""
 
@@ -105,16 +109,16 @@ def build(
     def fill(prepared: Prepared) -> dict[str, Any]:
         diags = prepared.diagnostics
         marks = Breakpoints(model, opts, diags)
-        custom_calls: set[str] = set()
+        calls: dict[str, ToolCall] = {}  # client-side calls sent so far, by id
         items: list[dict[str, Any]] = []
         for m in prepared.messages:
             if isinstance(m, UserMessage):
                 content = _user_content(m.content, model, diags, marks)
                 items.append({"role": "user", "content": content})
             elif isinstance(m, AssistantMessage):
-                items.extend(_assistant_items(m, model, diags, custom_calls))
+                items.extend(_assistant_items(m, model, diags, calls))
             else:
-                items.append(_tool_output(m, model, diags, custom_calls, marks))
+                items.append(_tool_output(m, model, diags, calls, marks))
         marks.report()
 
         body: dict[str, Any] = {"model": model.id}
@@ -222,7 +226,7 @@ def _reasoning_item(replay: dict[str, Any]) -> dict[str, Any]:
 
 
 def _assistant_items(
-    m: AssistantMessage, model: Model, diags: list[Diagnostic], custom_calls: set[str]
+    m: AssistantMessage, model: Model, diags: list[Diagnostic], calls: dict[str, ToolCall]
 ) -> list[dict[str, Any]]:
     origin = Origin(m, model, diags)
     same = origin.same
@@ -256,7 +260,7 @@ def _assistant_items(
             phase = phases[texts] if isinstance(phases, list) and texts < len(phases) else None
             item_id = ids[texts] if isinstance(ids, list) and texts < len(ids) else None
             texts += 1
-            annotations = _annotations(part) if same and isinstance(item_id, str) else None
+            annotations = output_annotations(part) if same and isinstance(item_id, str) else None
             if part.text and annotations:
                 # Cited text goes back as the output message it came in, annotations and all.
                 message = {
@@ -289,39 +293,11 @@ def _assistant_items(
                         item_type=item.get("type"),
                     )
                 elif same:  # a hosted tool's item, verbatim and in place
-                    out.append(item)
+                    out.append(input_form(item))
             elif i in kept:
                 out.append(_reasoning_item(part.replay or {}))
         else:
-            out.append(_call_item(part, pair_ids, custom_calls))
-    return out
-
-
-# The fields each annotation type takes in a request (openai's ResponseOutputTextParam).
-_ANNOTATION_FIELDS: dict[str, tuple[str, ...]] = {
-    "url_citation": ("type", "url", "title", "start_index", "end_index"),
-    "file_citation": ("type", "file_id", "filename", "index"),
-    "container_file_citation": (
-        *("type", "container_id", "file_id", "filename", "start_index", "end_index"),
-    ),
-    "file_path": ("type", "file_id", "index"),
-}
-
-
-def _annotations(part: TextPart) -> list[dict[str, Any]]:
-    """The part's Responses annotations as ``output_text`` takes them; offsets are the
-    citation's own (in the whole text part, which goes back as one ``output_text``)."""
-    out: list[dict[str, Any]] = []
-    for c in part.citations:
-        raw = c.provider_data or {}
-        kind = raw.get("type")
-        fields = _ANNOTATION_FIELDS.get(kind) if isinstance(kind, str) else None
-        if fields is None:
-            continue  # from another wire
-        annotation = {k: raw[k] for k in fields if k in raw}
-        if "start_index" in annotation and c.start is not None and c.end is not None:
-            annotation["start_index"], annotation["end_index"] = c.start, c.end
-        out.append(annotation)
+            out.append(_call_item(part, pair_ids, calls, same))
     return out
 
 
@@ -356,12 +332,18 @@ def _reasoning_to_replay(m: AssistantMessage, same: bool) -> tuple[set[int], lis
     return kept, dropped
 
 
-def _call_item(call: ToolCall, pair_ids: bool, custom_calls: set[str]) -> dict[str, Any]:
+def _call_item(
+    call: ToolCall, pair_ids: bool, calls: dict[str, ToolCall], same: bool
+) -> dict[str, Any]:
     replay = call.replay or {}
+    other = call_input_item(call, pair_ids)  # computer, shell, patch, MCP approval (.calls)
+    if other is not None:
+        calls[call.id] = call
+        return other
     item: dict[str, Any]
-    if replay.get("type") == CUSTOM:
-        # A freeform (custom tool) call: its input is plain text, not JSON arguments.
-        custom_calls.add(call.id)
+    if replay.get("type") in (CUSTOM, "custom"):
+        # A freeform (custom tool) call, from this wire or Chat: its input is plain text.
+        calls[call.id] = call
         item = {"type": CUSTOM, "call_id": call.id, "name": call.name, "input": call.raw_arguments}
     else:
         item = {
@@ -370,6 +352,9 @@ def _call_item(call: ToolCall, pair_ids: bool, custom_calls: set[str]) -> dict[s
             "name": call.name,
             "arguments": arguments_json(call),
         }
+    for key in PASSED_BACK if same else ():  # namespace, caller, async: back as they came
+        if key in replay:
+            item[key] = replay[key]
     item_id = replay.get("item_id")
     if pair_ids and isinstance(item_id, str) and item_id:
         item["id"] = item_id
@@ -380,9 +365,14 @@ def _tool_output(
     m: ToolResultMessage,
     model: Model,
     diags: list[Diagnostic],
-    custom_calls: set[str],
+    calls: dict[str, ToolCall],
     marks: Breakpoints,
 ) -> dict[str, Any]:
+    call = calls.get(m.tool_call_id)
+    if call is not None:
+        other = call_output_item(m, call, diags)  # the matching output item (see .calls)
+        if other is not None:
+            return other
     # Responses takes a result's images and files inline: `output` may be a list of
     # input_text, input_image and input_file parts, so nothing moves to a separate user message.
     output: str | list[dict[str, Any]]
@@ -394,7 +384,7 @@ def _tool_output(
         output = _parts(m.content, model, diags, marks)
     else:
         output = result_text(m.content)
-    kind = "custom_tool_call_output" if m.tool_call_id in custom_calls else "function_call_output"
+    kind = "function_call_output" if call is None else "custom_tool_call_output"
     return {"type": kind, "call_id": m.tool_call_id, "output": output}
 
 

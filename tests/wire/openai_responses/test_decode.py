@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 import llmkit
 from tests.helpers import kinds, replay
 
@@ -265,3 +267,94 @@ def test_arguments_for_an_index_never_announced_still_make_a_call_F5() -> None:
     (call,) = msg.tool_calls
     assert call.arguments == {"a": 1} and call.id.startswith("call_")
     assert "tool_call_id_synthesized" in kinds(msg)
+
+
+def test_what_the_response_says_about_itself_is_kept_streamed_and_whole() -> None:
+    about = {
+        "service_tier": "priority",
+        "tool_usage": {"web_search": {"num_requests": 2}},
+        "input_transformations": [
+            {"type": "reasoning", "id": "rs_0", "action": "removed", "reason": "model_mismatch"}
+        ],
+        "prompt_cache_diagnostics": {"type": "cache_hit"},
+    }
+    body = {**RESPONSE, "status": "completed", "usage": USAGE, **about}
+    whole = llmkit.parse_response(MODEL, body)
+    streamed = final(sse(created(), completed(**about)))
+    for msg in (whole, streamed):
+        assert msg.provider_data == about
+        assert msg.diagnostics == []
+
+
+def test_output_text_logprobs_are_kept_once_per_part_in_order() -> None:
+    hi = [{"token": "Hi", "logprob": -0.1, "bytes": [72, 105], "top_logprobs": []}]
+    yo = [{"token": "Yo", "logprob": -0.3, "bytes": [89, 111], "top_logprobs": []}]
+
+    def message(i: int, text: str, logprobs: list[Any]) -> dict[str, Any]:
+        part = {"type": "output_text", "text": text, "annotations": [], "logprobs": logprobs}
+        return {"type": "message", "id": f"msg_{i}", "role": "assistant", "content": [part]}
+
+    output = [message(0, "Hi", hi), message(1, "Yo", yo)]
+    events: list[dict[str, Any] | str] = [created()]
+    for i, item in enumerate(output):
+        events.append({"type": "response.output_item.added", "output_index": i, "item": item})
+        part = item["content"][0]
+        at = {"output_index": i, "item_id": item["id"], "content_index": 0}
+        events.append({"type": "response.content_part.done", **at, "part": part})
+        events.append({"type": "response.output_item.done", "output_index": i, "item": item})
+    events.append(completed(output))
+    body = {**RESPONSE, "status": "completed", "usage": USAGE, "output": output}
+    for msg in (final(sse(*events)), llmkit.parse_response(MODEL, body)):
+        assert msg.text == "HiYo"
+        assert (msg.provider_data or {})["logprobs"] == hi + yo
+
+
+def test_the_model_that_answered_and_unmapped_usage_counts_are_kept() -> None:
+    usage = {
+        **USAGE,
+        "input_tokens_details": {
+            "cached_tokens": 0,
+            "cache_write_tokens_details": {"ttl_30m_tokens": 4, "ttl_12h_tokens": 0},
+        },
+    }
+    body = {**RESPONSE, "status": "completed", "model": "gpt-5-2025-08-07", "usage": usage}
+    msg = llmkit.parse_response(MODEL, body)
+    assert msg.provider_data == {"model": "gpt-5-2025-08-07", "usage": usage}
+    body = {**RESPONSE, "status": "completed", "model": "gpt-5", "usage": USAGE}
+    assert llmkit.parse_response(MODEL, body).provider_data is None
+
+
+def test_an_error_on_a_completed_response_is_reported_not_silently_ignored() -> None:
+    error = {"code": "server_error", "message": "late"}
+    body = {**RESPONSE, "status": "completed", "usage": USAGE, "error": error}
+    msg = llmkit.parse_response(MODEL, body)
+    assert [(d.kind, d.details.get("error")) for d in msg.diagnostics] == [
+        ("event_malformed", error)
+    ]
+
+
+def test_streamed_logprobs_join_and_the_done_value_settles_them() -> None:
+    hi = {"token": "Hi", "logprob": -0.1, "bytes": [72, 105], "top_logprobs": []}
+    bang = {"token": "!", "logprob": -0.2, "bytes": [33], "top_logprobs": []}
+    at = {"output_index": 0, "item_id": "msg_1", "content_index": 0}
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "content": []}
+    deltas = [
+        {"type": "response.output_text.delta", **at, "delta": "Hi", "logprobs": [hi]},
+        {"type": "response.output_text.delta", **at, "delta": "!", "logprobs": [bang]},
+    ]
+    added = {"type": "response.output_item.added", "output_index": 0, "item": item}
+    # no .done: the deltas' tokens are all there is
+    assert (final(sse(created(), added, *deltas, completed())).provider_data or {})["logprobs"] == [
+        hi,
+        bang,
+    ]
+    done = {"type": "response.output_text.done", **at, "text": "Hi!", "logprobs": [hi, bang]}
+    msg = final(sse(created(), added, *deltas, done, completed()))
+    assert (msg.provider_data or {})["logprobs"] == [hi, bang]  # not doubled
+
+
+def test_a_response_without_a_status_but_with_an_error_failed() -> None:
+    body = {k: v for k, v in RESPONSE.items() if k != "status"}
+    body["error"] = {"code": "rate_limit_exceeded", "message": "slow down"}
+    with pytest.raises(llmkit.RateLimitError, match="slow down"):
+        llmkit.parse_response(MODEL, body)
