@@ -230,7 +230,9 @@ def rich_turn(
     api: llmkit.Api,
 ) -> tuple[llmkit.Model, llmkit.AssistantMessage, llmkit.AssistantMessage]:
     """What the fake does not send: empty and redacted thinking, citations of both kinds, a
-    rewritten call id, a number JavaScript would change, provider data; then an answer."""
+    rewritten call id, a number JavaScript would change, a recovered call (the fake's Gemini
+    refuses a cut-off call outright, so only this case has one there), provider data; then
+    an answer."""
     model = llmkit.Model(provider="fake", id="m", api=api, base_url="http://127.0.0.1:9")
     asked = llmkit.AssistantMessage(
         content=[
@@ -268,6 +270,13 @@ def rich_turn(
                 arguments={"n": 12345678901234567890},
                 raw_arguments='{"n": 12345678901234567890}',
             ),
+            llmkit.ToolCall(  # cut off, recovered: streamed as tool-input-error, no result
+                id="call_cut",
+                name="list_files",
+                arguments={"n": 1},
+                raw_arguments='{"n": 1',
+                status="recovered",
+            ),
         ],
         stop_reason="tool_use",
         response_id="resp_1",
@@ -288,7 +297,7 @@ def test_an_approval_denied_in_the_page_round_trips_with_sources_and_replay_data
 ) -> None:
     node()
     model, asked, answer = rich_turn(api)
-    rm, ls = asked.tool_calls
+    rm, ls, cut = asked.tool_calls
     listed = llmkit.ToolResultMessage(
         tool_call_id=ls.id,
         tool_name=ls.name,
@@ -315,6 +324,8 @@ def test_an_approval_denied_in_the_page_round_trips_with_sources_and_replay_data
     first = read([*events_of(asked), listed, ApprovalRequest(rm.id)])
     by_type = {p["type"]: p for p in first["parts"]}
     assert by_type["tool-delete_file"]["state"] == "approval-requested"
+    cut_part = next(p for p in first["parts"] if p.get("toolCallId") == cut.id)
+    assert (cut_part["state"], cut_part["input"]) == ("output-error", '{"n": 1')
     assert by_type["source-url"]["url"] == "https://x.test/doc"
     assert by_type["source-document"]["title"] == "Manual"
     assert approvals([*head, first]) == {}

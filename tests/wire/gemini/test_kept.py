@@ -172,3 +172,35 @@ def test_unknown_fields_are_kept_and_reported() -> None:
     reported = " ".join(d.message for d in msg.diagnostics)
     assert "futureField" in reported and "futureCandidateField" in reported
     assert "'assistant'" in reported
+
+
+def test_vertex_streamed_arguments_with_logprobs_and_part_fields_D8() -> None:
+    """A call streamed as ``partialArgs`` chunks (QUIRKS D8) goes by a fast path that skips
+    decoding chunks alike but for their fragment: chunks with log probabilities (joined, never
+    the same) or a part field take the full path, and nothing of theirs is lost."""
+    words = ["Rome", " is", " old", " and", " big"] * 8
+
+    def fragment(n: int, word: str, **fields: Any) -> dict[str, Any]:
+        piece = {"jsonPath": "$.city", "stringValue": word, "willContinue": n < len(words) - 1}
+        body = chunk({**call(partialArgs=[piece], willContinue=True), **fields})
+        body["candidates"][0]["logprobsResult"] = {
+            "chosenCandidates": [{"token": "t", "logProbability": -0.5}],  # alike
+            "logProbabilitySum": -0.5,
+        }
+        return body
+
+    meta = {"partMetadata": {"lane": 1}}
+    chunks = [
+        chunk(call("find", willContinue=True)),
+        *(fragment(n, w, **(meta if n == 20 else {})) for n, w in enumerate(words)),
+        chunk(call(), finish="STOP", usage={"promptTokenCount": 3}),
+    ]
+    # Written compactly, as Vertex does: the fast path's shape.
+    body = "".join(f"data: {json.dumps(c, separators=(',', ':'))}\r\n\r\n" for c in chunks)
+    msg = final(body.encode())
+    (c,) = msg.tool_calls
+    assert c.arguments == {"city": "".join(words)} and c.status == "complete"
+    assert c.replay == {"fields": meta}
+    joined = (msg.provider_data or {})["logprobs_result"]
+    assert len(joined["chosenCandidates"]) == len(words)
+    assert joined["logProbabilitySum"] == -0.5 * len(words)
