@@ -319,7 +319,7 @@ class ToolCalls:
             self._start(slot)
         raw = slot.raw()
         freeform = _freeform(slot)
-        if freeform:  # a custom tool's input is plain text (DESIGN §6): kept whole, not parsed
+        if freeform:  # a custom tool's input is plain text (docs/design.md §6): kept whole
             result = ParseResult(value={}, status="complete")
         else:
             result = slot.finish(raw)

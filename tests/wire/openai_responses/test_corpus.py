@@ -310,7 +310,7 @@ def check_tool_calls(exchange: Exchange) -> None:
         (e.id, e.name, e.arguments) for e in exp.calls
     ]
     for call, want in zip(calls, exp.calls, strict=True):
-        # a custom tool's input is plain text, whole as received (DESIGN §6): never parsed
+        # a custom tool's input is plain text, whole (docs/design.md §6)
         assert call.status == ("complete" if want.custom else status_of(want.arguments))
         if want.custom:
             assert call.arguments == {}
