@@ -77,13 +77,15 @@ def finish(
         if replaced is not None:
             body = replaced
     access = _auth.resolve(model, opts.given())
-    headers = {
-        "content-type": "application/json",
-        "accept": "text/event-stream" if stream else "application/json",
-        "user-agent": f"llmkit/{__version__}",
-        **_wire.adapter(model.api).headers(model, access.key),
-        **(opts.headers or {}),
-    }
+    headers = httpx.Headers(
+        {
+            "content-type": "application/json",
+            "accept": "text/event-stream" if stream else "application/json",
+            "user-agent": f"llmkit/{__version__}",
+            **_wire.adapter(model.api).headers(model, access.key),
+        }
+    )
+    headers.update(opts.headers or {})  # a caller's header replaces the wire's, in any case
     target = url(access.base_url)
     if access.endpoint is not None:
         target = access.endpoint(target)

@@ -308,9 +308,9 @@ def test_foundry_is_what_anthropic_foundry_sends(monkeypatch: pytest.MonkeyPatch
 def test_foundry_keeps_a_callers_anthropic_version(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_FOUNDRY_RESOURCE", "res")
     _, headers, _ = _llmkit(
-        _foundry_model(), api_key="k", headers={"anthropic-version": "2023-06-01"}
+        _foundry_model(), api_key="k", headers={"Anthropic-Version": "2023-06-01"}
     )
-    assert headers["anthropic-version"] == "2023-06-01"
+    assert headers["anthropic-version"] == "2023-06-01"  # the caller's, once (in any case)
     assert azure.FOUNDRY_ANTHROPIC_VERSION != "2023-06-01"  # else this test proves nothing
 
 
