@@ -430,11 +430,7 @@ class Decoder(SplicedDecoder):
                 "An annotation that is not an object was skipped", excerpt=repr(annotation)[:80]
             )
             return
-        shift = sum(
-            sum(map(len, pieces))
-            for (kind, j), pieces in item.texts.items()
-            if j < ci and kind in ("text", "refusal")
-        )
+        shift = item.text_before(ci)
         if not item.thought:
             self._text_opens(item)
         if not self._cited:

@@ -99,6 +99,15 @@ class Item:
         # a structured call as .added announced it: its arguments if no .done ever comes
         self.added: dict[str, Any] | None = None
 
+    def text_before(self, ci: int) -> int:
+        """How much text the output_text / refusal parts before content part ``ci`` hold (one
+        TextPart holds them all, so this shifts part ``ci``'s citation offsets)."""
+        return sum(
+            sum(map(len, pieces))
+            for (kind, j), pieces in self.texts.items()
+            if j < ci and kind in ("text", "refusal")
+        )
+
 
 def input_form(item: dict[str, Any]) -> dict[str, Any]:
     """A kept output item as the request's input union takes it back: without the fields only
