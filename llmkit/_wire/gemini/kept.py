@@ -143,29 +143,27 @@ class Kept:
 
     def response(self, chunk: dict[str, Any]) -> None:
         """The response fields of one chunk."""
-        for field, value in chunk.items():
-            if field in RESPONSE_MAPPED or value is None:
-                continue
-            key = RESPONSE_KEPT.get(field)
-            if key is None:
-                key = field
-                self._sink.unknown(
-                    field, f"Unknown response field {field!r} kept on provider_data", field=field
-                )
-            self.keep(key, value)
+        self._fields(chunk, RESPONSE_MAPPED, RESPONSE_KEPT, "response")
 
     def candidate(self, candidate: dict[str, Any]) -> None:
         """The candidate fields of one chunk's first candidate."""
-        for field, value in candidate.items():
-            if field in CANDIDATE_MAPPED or value is None:
+        self._fields(candidate, CANDIDATE_MAPPED, CANDIDATE_KEPT, "candidate")
+
+    def _fields(
+        self, obj: dict[str, Any], mapped: frozenset[str], kept: dict[str, str], what: str
+    ) -> None:
+        """Every field of ``obj`` llmkit does not map, on ``provider_data`` (an unknown one
+        under its own name, reported); a candidate's logprobs are joined over the chunks."""
+        for field, value in obj.items():
+            if field in mapped or value is None:
                 if field == "logprobsResult" and isinstance(value, dict):
                     self._join_logprobs(value)
                 continue
-            key = CANDIDATE_KEPT.get(field)
+            key = kept.get(field)
             if key is None:
                 key = field
                 self._sink.unknown(
-                    field, f"Unknown candidate field {field!r} kept on provider_data", field=field
+                    field, f"Unknown {what} field {field!r} kept on provider_data", field=field
                 )
             self.keep(key, value)
 
