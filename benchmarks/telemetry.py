@@ -1,17 +1,21 @@
 """What OpenTelemetry instrumentation costs a call (docs/observability.md).
 
-Three set-ups, each in a fresh process (OpenTelemetry's global providers can be set once):
+Set-ups, each in a fresh process (OpenTelemetry's global providers can be set once):
 
-- ``sdk``: the OTel SDK configured (a ``TracerProvider`` with a ``BatchSpanProcessor`` into an
-  exporter that drops everything, a ``MeterProvider`` whose reader aggregates): every call
-  records its span and metrics;
+- ``sdk``: the OTel SDK configured as in production, with exporters that drop everything: a
+  ``TracerProvider`` with a ``BatchSpanProcessor`` (spans exported off the call path) and a
+  ``MeterProvider`` with a ``PeriodicExportingMetricReader`` (every 60 s): every call records
+  its span and metrics;
 - ``api``: ``opentelemetry-api`` installed, no SDK configured (the API's no-ops);
+- ``sdk-simple`` (``--setups``, not in the scenario): ``sdk`` with a ``SimpleSpanProcessor``,
+  which exports each span inline as it ends (what console-exporter examples use);
 
 and in each, calls with ``telemetry=False`` beside calls with telemetry on, interleaved. The
 calls are ``llmkit.complete`` of an OpenAI Chat stream of ``--events`` text deltas, served
 (``--server``) from memory by an ``httpx.MockTransport`` (no socket: the ratio is llmkit's own
 cost, the least favourable view) or over loopback HTTP by llmkit's fake provider in another
-process (a connection per call, as llmkit's default client makes them).
+process (a connection per call, as llmkit's default client makes them); ``--body json``
+serves the same reply from memory as one JSON body (not streamed).
 
 Two measures:
 
@@ -318,9 +322,9 @@ def section(result: dict[str, Any]) -> str:
         f"calls per second (median of {result['reps']} interleaved rounds of "
         f"{result['calls']} calls; `benchmarks/telemetry.py`): `telemetry=False`, and "
         "telemetry on with `opentelemetry-api` and no SDK configured (*API only*), and with "
-        "the SDK configured, a batch span processor into an exporter that drops everything "
-        "and an aggregating metric reader (*SDK*). Each set-up runs in a fresh process and is "
-        "compared with `telemetry=False` in that process. *In memory*: an "
+        "the SDK configured as in production, a batch span processor and a periodic metric "
+        "reader, each into an exporter that drops everything (*SDK*). Each set-up runs in a "
+        "fresh process and is compared with `telemetry=False` in that process. *In memory*: an "
         "`httpx.MockTransport`, no socket (llmkit's own cost, the least favourable view); "
         "*loopback*: llmkit's fake provider in another process. Targets: API only ≥ 0.99, "
         "SDK ≥ 0.95 of the `telemetry=False` rate.",
