@@ -38,7 +38,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import llmkit
-from tests.chunking import cut_points, split
+from tests.support.chunking import cut_points, split
 from tests.wire.anthropic_messages.streams import MessageStream, anthropic_streams
 
 MODEL = llmkit.Model(

@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 import llmkit
 from llmkit._wire import gemini
 from llmkit._wire.contract import Options
-from tests.chunking import cut_points, split
+from tests.support.chunking import cut_points, split
 from tests.wire.gemini.streams import GeminiStream, gemini_streams, generate_stream
 
 MODEL = llmkit.Model(

@@ -49,8 +49,8 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
 import llmkit
-from tests.chunking import cut_points, split
-from tests.helpers import prefix_consistent, same_json
+from tests.support.chunking import cut_points, split
+from tests.support.helpers import prefix_consistent, same_json
 from tests.wire.openai_chat.streams import ChatStream, ToolCallSpec, chat_streams
 
 MODEL = llmkit.Model(provider="openai", id="gpt-4o", api="openai-chat")

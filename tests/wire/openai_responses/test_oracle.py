@@ -39,8 +39,8 @@ from openai.lib.streaming.responses import ResponseStreamState
 from openai.types.responses import ResponseStreamEvent
 
 import llmkit
-from tests.chunking import cut_points, split
-from tests.helpers import prefix_consistent, same_json
+from tests.support.chunking import cut_points, split
+from tests.support.helpers import prefix_consistent, same_json
 from tests.wire.openai_responses.streams import ResponsesStream, responses_streams
 
 MODEL = llmkit.Model(
