@@ -9,6 +9,7 @@
 - ``fuzzing``: Hypothesis budgets for the fuzz suites.
 - ``helpers``: OpenAI Chat SSE bytes, replay re-chunked, JSON comparisons.
 - ``loopback``: a scripted HTTP/1.1 server on 127.0.0.1.
+- ``oracle``: what the SDK-oracle suites share (settings, llmkit's reading of a body).
 - ``sdk``: the official SDKs' request types as oracles.
 - ``streams``: what every wire's realistic stream generator shares (choice sources, sizes,
   vocabularies, JSON values); each wire's generator stays in ``tests/wire/<wire>/streams.py``.
