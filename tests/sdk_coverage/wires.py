@@ -55,6 +55,7 @@ class Wire:
 FRAMING = {
     "index", "contentBlockIndex", "sequence_number", "output_index", "content_index",
     "summary_index", "item_id", "role", "object",
+    "obfuscation",  # random padding that hides the deltas' lengths (OpenAI): no content
 }  # fmt: skip
 
 
@@ -112,6 +113,7 @@ RESPONSES_ITEM_OF = {
     "response.file_search_call.": ("file_search_call", None),
     "response.web_search_call.": ("web_search_call", None),
     "response.image_generation_call.": ("image_generation_call", None),
+    "response.shell_call_output_content.": ("shell_call_output", None),  # the output item's
     "response.shell_call_": ("shell_call", None),
 }
 RESPONSES_TERMINAL = {"response.completed", "response.failed", "response.incomplete", "error"}
