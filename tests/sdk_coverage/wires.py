@@ -55,7 +55,6 @@ class Wire:
 FRAMING = {
     "index", "contentBlockIndex", "sequence_number", "output_index", "content_index",
     "summary_index", "item_id", "role", "object",
-    "obfuscation",  # random padding that hides the deltas' lengths (OpenAI): no content
 }  # fmt: skip
 
 
@@ -157,7 +156,7 @@ def _responses_probes() -> Iterator[Probe]:
 
     def skip_stream(path: str) -> bool:
         head = path.split(".")[0]
-        if _framing(path):
+        if _framing(path) or path.rsplit(".", 1)[-1] == "obfuscation":  # random padding
             return True
         if (
             head == "response" and "." in path

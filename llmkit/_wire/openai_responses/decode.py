@@ -478,7 +478,9 @@ class Decoder(SplicedDecoder):
     def _annotation(self, event: dict[str, Any]) -> None:
         """``response.output_text.annotation.added``: one citation, streamed."""
         index = self._index(event)
-        self._messages.annotation(self._items.get(index) if index is not None else None, index, event)
+        self._messages.annotation(
+            self._items.get(index) if index is not None else None, index, event
+        )
 
     def _audio(self, event: dict[str, Any]) -> None:
         self._messages.audio(event)

@@ -107,9 +107,10 @@ def response_error(err: dict[str, Any], provider: str | None) -> APIError:
     said: list[str] = []
     for key in ("type", "code", "param"):
         value = err.get(key)
-        if isinstance(value, str) and value and value not in error.message:
-            if not any(s.endswith(f" {value}") for s in said):  # type and code often agree
-                said.append(f"{key} {value}")
+        if not isinstance(value, str) or not value or value in error.message:
+            continue
+        if not any(s.endswith(f" {value}") for s in said):  # type and code often agree
+            said.append(f"{key} {value}")
     misalignment = err.get("misalignment")
     if isinstance(misalignment, dict):
         said += _misalignment(misalignment)

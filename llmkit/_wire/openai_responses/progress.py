@@ -84,14 +84,14 @@ def fold(item: dict[str, Any], event: dict[str, Any]) -> dict[str, Any] | None:
     return _output(item, event, kind.rsplit(".", 1)[1])
 
 
-def _slot(values: list[Any], index: Any, *, append: bool) -> bool:
-    """Whether ``index`` names an entry of ``values`` (or, ``append``, the next one, which is
-    then added as ``None``)."""
+def _slot(values: list[Any], index: Any) -> int | None:
+    """``index`` when it names an entry of ``values`` or the next one (then added as
+    ``None``); else ``None``."""
     if not isinstance(index, int) or isinstance(index, bool) or index < 0:
-        return False
-    if index == len(values) and append:
+        return None
+    if index == len(values):
         values.append(None)
-    return index < len(values)
+    return index if index < len(values) else None
 
 
 def _command(item: dict[str, Any], event: dict[str, Any], step: str) -> dict[str, Any] | None:
@@ -99,9 +99,9 @@ def _command(item: dict[str, Any], event: dict[str, Any], step: str) -> dict[str
     action = action if isinstance(action, dict) else {}
     commands = action.get("commands")
     commands = list(commands) if isinstance(commands, list) else []
-    index = event.get("command_index")
+    index = _slot(commands, event.get("command_index"))
     value = event.get("delta" if step == "delta" else "command")
-    if not isinstance(value, str) or not _slot(commands, index, append=True):
+    if not isinstance(value, str) or index is None:
         return None
     if step == "delta":
         before = commands[index]
@@ -113,15 +113,17 @@ def _command(item: dict[str, Any], event: dict[str, Any], step: str) -> dict[str
 def _output(item: dict[str, Any], event: dict[str, Any], step: str) -> dict[str, Any] | None:
     chunks = item.get("output")
     chunks = list(chunks) if isinstance(chunks, list) else []
-    index = event.get("command_index")
+    index = _slot(chunks, event.get("command_index"))
+    if index is None:
+        return None
     if step == "done":
         done = event.get("output")
-        if not isinstance(done, list) or not _slot(chunks, index, append=True):
+        if not isinstance(done, list):
             return None
         chunks[index : index + 1] = done  # this command's chunks, whole
         return {**item, "output": chunks}
     delta = event.get("delta")
-    if not isinstance(delta, dict) or not _slot(chunks, index, append=True):
+    if not isinstance(delta, dict):
         return None
     chunk = chunks[index] if isinstance(chunks[index], dict) else {"stdout": "", "stderr": ""}
     chunk = dict(chunk)

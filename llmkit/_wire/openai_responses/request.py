@@ -8,11 +8,13 @@ reasoning items can be replayed from the caller's own transcript (QUIRKS F4).
 How the neutral transcript maps to ``input`` items:
 
 - a user message → ``{"role": "user", "content": ...}`` (``input_text`` / ``input_image``);
-- an assistant message → its parts in order: text as ``{"role": "assistant", "content": text}``,
+- an assistant message → its parts in order: text as ``{"role": "assistant", "content": text}``
+  (with its message's ``phase``; a cited text as its output message, with its id and status),
   each replayable reasoning item as ``{"type": "reasoning", "id", "summary",
-  "encrypted_content"}`` (before the call it belongs to, since content order is wire order),
-  each tool call as a ``function_call`` (``call_id`` = ``ToolCall.id``; its ``namespace``,
-  ``caller`` and ``async`` from ``replay``) or, for a freeform call, a ``custom_tool_call``; a
+  "encrypted_content", "status"}`` (before the call it belongs to, since content order is wire
+  order), each tool call as a ``function_call`` (``call_id`` = ``ToolCall.id``; its ``status``,
+  ``namespace``, ``caller`` and ``async`` from ``replay``) or, for a freeform call, a
+  ``custom_tool_call``; a
   computer, shell, apply-patch or MCP-approval call as its own item (:mod:`.calls`);
 - a tool result → ``function_call_output`` (``custom_tool_call_output``), images and PDFs
   inline as ``input_image`` / ``input_file`` parts of ``output``; for the other client-side

@@ -59,9 +59,8 @@ def total_disagrees(usage: dict[str, Any]) -> bool:
     """Whether ``usage`` has a ``total_tokens`` that is not ``input_tokens + output_tokens``
     (one that is says nothing more: it is not kept)."""
     counts = [usage.get(k) for k in ("total_tokens", "input_tokens", "output_tokens")]
-    if not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
-        return False
-    return bool(counts[0] != counts[1] + counts[2])
+    ints = [c for c in counts if isinstance(c, int) and not isinstance(c, bool)]
+    return len(ints) == 3 and ints[0] != ints[1] + ints[2]
 
 
 def unmapped_usage(usage: dict[str, Any], mapped: frozenset[str]) -> bool:

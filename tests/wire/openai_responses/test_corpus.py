@@ -135,7 +135,7 @@ class Expected:
     incomplete_reason: str | None = None
     usage: dict[str, Any] | None = None
     response_id: str | None = None
-    response_ids: set[str] = field(default_factory=set)  # every lifecycle event's (Copilot's rotate)
+    response_ids: set[str] = field(default_factory=set)  # of every lifecycle event
     error: dict[str, Any] | None = None
     delta_text: str = ""  # the output_text deltas joined (a property of the recording)
 

@@ -51,8 +51,14 @@ def done(index: int, item: dict[str, Any]) -> dict[str, Any]:
 
 def message(text: str, **fields: Any) -> dict[str, Any]:
     content = [{"type": "output_text", "text": text, "annotations": []}] if text else []
-    return {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
-            "content": content, **fields}  # fmt: skip
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": content,
+        **fields,
+    }
 
 
 # -- the lifecycle envelope ----------------------------------------------------------------
@@ -137,8 +143,12 @@ def test_a_failed_response_names_everything_its_error_says() -> None:
 
 
 def test_a_stream_error_event_carries_its_code_and_param() -> None:
-    error_event = {"type": "error", "code": "invalid_value", "message": "Bad input.",
-                   "param": "input[0].content"}  # fmt: skip
+    error_event = {
+        "type": "error",
+        "code": "invalid_value",
+        "message": "Bad input.",
+        "param": "input[0].content",
+    }
     events = replay(sse(lifecycle("created"), error_event), MODEL)
     end = events[-1]
     assert isinstance(end, llmkit.ErrorEvent)
@@ -151,8 +161,13 @@ def test_a_stream_error_event_carries_its_code_and_param() -> None:
 
 
 def test_message_items_keep_their_id_phase_and_status_per_text_part() -> None:
-    cited = {"type": "url_citation", "url": "https://example.com/a", "title": "A",
-             "start_index": 0, "end_index": 4}  # fmt: skip
+    cited = {
+        "type": "url_citation",
+        "url": "https://example.com/a",
+        "title": "A",
+        "start_index": 0,
+        "end_index": 4,
+    }
     first = message("Let me look.", id="msg_a", phase="commentary", status="incomplete")
     second = message("Done.", id="msg_b", phase="final_answer")
     second["content"][0]["annotations"] = [cited]
@@ -164,14 +179,26 @@ def test_message_items_keep_their_id_phase_and_status_per_text_part() -> None:
     }
     # the incomplete item in a completed response is what the stop reason does not say
     assert kinds(msg) == ["stop_reason_conflict"]
-    assert stream(added(0, {**first, "status": "in_progress", "content": []}), done(0, first),
-                  added(1, {**second, "content": []}), done(1, second),
-                  completed([first, second])).provider_data == msg.provider_data  # fmt: skip
+    assert (
+        stream(
+            added(0, {**first, "status": "in_progress", "content": []}),
+            done(0, first),
+            added(1, {**second, "content": []}),
+            done(1, second),
+            completed([first, second]),
+        ).provider_data
+        == msg.provider_data
+    )
     items = sent(msg)["input"][1:3]
     assert items[0] == {"role": "assistant", "content": "Let me look.", "phase": "commentary"}
-    assert items[1] == {"type": "message", "id": "msg_b", "role": "assistant",
-                        "status": "completed", "content": [{"type": "output_text",
-                        "text": "Done.", "annotations": [cited]}], "phase": "final_answer"}  # fmt: skip
+    assert items[1] == {
+        "type": "message",
+        "id": "msg_b",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Done.", "annotations": [cited]}],
+        "phase": "final_answer",
+    }
 
 
 def test_a_message_item_without_text_is_reported() -> None:
@@ -184,21 +211,46 @@ def test_a_message_item_without_text_is_reported() -> None:
 
 
 def test_function_call_and_reasoning_status_go_back_as_they_came() -> None:
-    reasoning = {"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": "enc-done",
-                 "status": "completed"}  # fmt: skip
-    call = {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "f",
-            "arguments": "{}", "status": "completed"}  # fmt: skip
+    reasoning = {
+        "id": "rs_1",
+        "type": "reasoning",
+        "summary": [],
+        "encrypted_content": "enc-done",
+        "status": "completed",
+    }
+    call = {
+        "id": "fc_1",
+        "type": "function_call",
+        "call_id": "call_1",
+        "name": "f",
+        "arguments": "{}",
+        "status": "completed",
+    }
     msg = whole(output=[reasoning, call])
     assert msg.tool_calls[0].replay == {"item_id": "fc_1", "status": "completed"}
     assert msg.content[0].replay == {  # type: ignore[union-attr]
-        "id": "rs_1", "summary": [], "encrypted_content": "enc-done", "status": "completed"
-    }  # fmt: skip
+        "id": "rs_1",
+        "summary": [],
+        "encrypted_content": "enc-done",
+        "status": "completed",
+    }
     assert sent(msg)["input"][1:3] == [
-        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc-done",
-         "status": "completed"},
-        {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}",
-         "status": "completed", "id": "fc_1"},
-    ]  # fmt: skip
+        {
+            "type": "reasoning",
+            "id": "rs_1",
+            "summary": [],
+            "encrypted_content": "enc-done",
+            "status": "completed",
+        },
+        {
+            "type": "function_call",
+            "call_id": "call_1",
+            "name": "f",
+            "arguments": "{}",
+            "status": "completed",
+            "id": "fc_1",
+        },
+    ]
 
 
 def test_reasoning_keeps_the_encrypted_content_of_added_until_done_replaces_it() -> None:
@@ -211,21 +263,32 @@ def test_reasoning_keeps_the_encrypted_content_of_added_until_done_replaces_it()
 
 
 def test_an_incomplete_item_is_reported_only_when_the_stop_reason_does_not_say_so() -> None:
-    call = {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "f",
-            "arguments": '{"a": 1}', "status": "incomplete"}  # fmt: skip
+    call = {
+        "id": "fc_1",
+        "type": "function_call",
+        "call_id": "call_1",
+        "name": "f",
+        "arguments": '{"a": 1}',
+        "status": "incomplete",
+    }
     msg = whole(output=[call])
     assert kinds(msg) == ["stop_reason_conflict"]
     assert msg.diagnostics[0].details == {"output_index": 0, "item_type": "function_call"}
-    cut = whole(output=[call], status="incomplete",
-                incomplete_details={"reason": "max_output_tokens"})  # fmt: skip
+    cut = whole(
+        output=[call], status="incomplete", incomplete_details={"reason": "max_output_tokens"}
+    )
     assert cut.stop_reason == "length" and "stop_reason_conflict" not in kinds(cut)
 
 
 def test_an_interrupted_summary_part_is_reported() -> None:
     reasoning = {"id": "rs_1", "type": "reasoning", "summary": []}
-    part_done = {"type": "response.reasoning_summary_part.done", "output_index": 0,
-                 "summary_index": 0, "part": {"type": "summary_text", "text": "Hm"},
-                 "status": "incomplete"}  # fmt: skip
+    part_done = {
+        "type": "response.reasoning_summary_part.done",
+        "output_index": 0,
+        "summary_index": 0,
+        "part": {"type": "summary_text", "text": "Hm"},
+        "status": "incomplete",
+    }
     msg = stream(lifecycle("created"), added(0, reasoning), part_done, completed())
     assert msg.content[0].thinking == "Hm"  # type: ignore[union-attr]
     assert kinds(msg) == ["stop_reason_conflict"]
@@ -233,12 +296,26 @@ def test_an_interrupted_summary_part_is_reported() -> None:
 
 
 def test_an_annotation_index_past_the_next_one_reports_the_gap() -> None:
-    cited = {"type": "url_citation", "url": "https://example.com/a", "title": "A",
-             "start_index": 0, "end_index": 2}  # fmt: skip
-    annotation = {"type": "response.output_text.annotation.added", "output_index": 0,
-                  "content_index": 0, "annotation_index": 2, "annotation": cited}  # fmt: skip
-    text = {"type": "response.output_text.delta", "output_index": 0, "content_index": 0,
-            "delta": "Hi"}  # fmt: skip
+    cited = {
+        "type": "url_citation",
+        "url": "https://example.com/a",
+        "title": "A",
+        "start_index": 0,
+        "end_index": 2,
+    }
+    annotation = {
+        "type": "response.output_text.annotation.added",
+        "output_index": 0,
+        "content_index": 0,
+        "annotation_index": 2,
+        "annotation": cited,
+    }
+    text = {
+        "type": "response.output_text.delta",
+        "output_index": 0,
+        "content_index": 0,
+        "delta": "Hi",
+    }
     msg = stream(added(0, message("", status="in_progress")), text, annotation, completed())
     assert [c.url for c in msg.content[0].citations] == ["https://example.com/a"]  # type: ignore[union-attr]
     assert kinds(msg) == ["event_malformed"] and msg.diagnostics[0].details["missed"] == 2
@@ -258,8 +335,14 @@ def hosted(msg: llmkit.AssistantMessage) -> dict[str, Any]:
     return item
 
 
-CODE = {"id": "ci_1", "type": "code_interpreter_call", "status": "in_progress",
-        "container_id": "cntr_1", "code": None, "outputs": None}  # fmt: skip
+CODE = {
+    "id": "ci_1",
+    "type": "code_interpreter_call",
+    "status": "in_progress",
+    "container_id": "cntr_1",
+    "code": None,
+    "outputs": None,
+}
 
 
 def test_hosted_progress_is_folded_into_the_item_a_cut_stream_keeps() -> None:
@@ -267,30 +350,56 @@ def test_hosted_progress_is_folded_into_the_item_a_cut_stream_keeps() -> None:
     cut = replay(sse(lifecycle("created"), added(0, CODE), *code), MODEL)[-1].message
     assert hosted(cut)["code"] == "print(1)"  # type: ignore[arg-type]
     final = {**CODE, "status": "completed", "code": "print(1)", "outputs": []}
-    msg = stream(added(0, CODE), *code, progress("code_interpreter_call_code.done",
-                 code="print(1)"), done(0, final), completed([final]))  # fmt: skip
+    msg = stream(
+        added(0, CODE),
+        *code,
+        progress("code_interpreter_call_code.done", code="print(1)"),
+        done(0, final),
+        completed([final]),
+    )
     assert hosted(msg) == final and kinds(msg) == []
     assert sent(msg)["input"][1] == final  # verbatim, to the same model
 
 
 def test_mcp_arguments_and_image_previews_are_folded_in() -> None:
-    mcp = {"id": "mcp_1", "type": "mcp_call", "name": "search", "server_label": "docs",
-           "arguments": ""}  # fmt: skip
+    mcp = {
+        "id": "mcp_1",
+        "type": "mcp_call",
+        "name": "search",
+        "server_label": "docs",
+        "arguments": "",
+    }
     args = progress("mcp_call_arguments.delta", delta='{"q":')
-    msg = replay(sse(added(0, mcp), args, progress("mcp_call_arguments.delta", delta='"x"}')),
-                 MODEL)[-1].message  # fmt: skip
+    msg = replay(
+        sse(added(0, mcp), args, progress("mcp_call_arguments.delta", delta='"x"}')), MODEL
+    )[-1].message
     assert hosted(msg)["arguments"] == '{"q":"x"}'  # type: ignore[arg-type]
     image = {"id": "ig_1", "type": "image_generation_call", "status": "generating", "result": None}
-    preview = progress("image_generation_call.partial_image", partial_image_b64="aGk=",
-                       partial_image_index=0, size="1024x1024", quality="low")  # fmt: skip
+    preview = progress(
+        "image_generation_call.partial_image",
+        partial_image_b64="aGk=",
+        partial_image_index=0,
+        size="1024x1024",
+        quality="low",
+    )
     msg = stream(added(0, image), preview, completed())
-    assert hosted(msg) == {**image, "result": "aGk=", "partial_image_index": 0,
-                           "size": "1024x1024", "quality": "low"}  # fmt: skip
+    assert hosted(msg) == {
+        **image,
+        "result": "aGk=",
+        "partial_image_index": 0,
+        "size": "1024x1024",
+        "quality": "low",
+    }
     assert "partial_image_index" not in sent(msg)["input"][1]  # no field of the item
 
 
-SHELL = {"id": "sh_1", "type": "shell_call", "call_id": "call_sh", "status": "in_progress",
-         "action": {"commands": []}}  # fmt: skip
+SHELL = {
+    "id": "sh_1",
+    "type": "shell_call",
+    "call_id": "call_sh",
+    "status": "in_progress",
+    "action": {"commands": []},
+}
 
 
 def test_streamed_shell_commands_are_the_calls_arguments_until_done() -> None:
@@ -309,8 +418,13 @@ def test_streamed_shell_commands_are_the_calls_arguments_until_done() -> None:
 
 
 def test_shell_output_is_folded_into_its_output_item_and_reported_elsewhere() -> None:
-    output = {"id": "sho_1", "type": "shell_call_output", "call_id": "call_sh",
-              "status": "in_progress", "output": []}  # fmt: skip
+    output = {
+        "id": "sho_1",
+        "type": "shell_call_output",
+        "call_id": "call_sh",
+        "status": "in_progress",
+        "output": [],
+    }
     chunk = {"stdout": "a\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}
     events = [
         progress("shell_call_output_content.delta", 1, command_index=0, delta={"stdout": "a"}),
