@@ -256,12 +256,6 @@ class Decoder(SplicedDecoder):
                 self._calls += 1
         return item
 
-    def _added(self, event: dict[str, Any]) -> None:
-        obj = event.get("item")
-        index = self._index(event)
-        if isinstance(obj, dict) and index is not None:
-            self._item_added(obj, index)
-
     def _item_added(self, obj: dict[str, Any], index: int) -> Item:
         item_id = obj.get("id")
         if isinstance(item_id, str) and item_id:
@@ -295,12 +289,6 @@ class Decoder(SplicedDecoder):
             sink.thinking(key=index, replay=reasoning_replay(obj))
         self._fill(obj, item)
         return item
-
-    def _done(self, event: dict[str, Any]) -> None:
-        obj = event.get("item")
-        index = self._index(event)
-        if isinstance(obj, dict) and index is not None:
-            self._item_done(obj, index)
 
     def _item_done(self, obj: dict[str, Any], index: int) -> None:
         item = self._item_added(obj, index)
@@ -536,6 +524,17 @@ def _id(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _item_event(step: Callable[[Decoder, dict[str, Any], int], object]) -> _Handler:
+    """``output_item.added`` / ``.done``: ``step`` for the item at its output index."""
+
+    def handle(decoder: Decoder, event: dict[str, Any]) -> None:
+        obj, index = event.get("item"), decoder._index(event)
+        if isinstance(obj, dict) and index is not None:
+            step(decoder, obj, index)
+
+    return handle
+
+
 def _on(kind: str, segment: str, key: str) -> _Handler:
     def handle(decoder: Decoder, event: dict[str, Any]) -> None:
         decoder._segment_event(event, kind, segment, key)
@@ -551,8 +550,8 @@ _HANDLERS: dict[str, _Handler] = {
     "response.incomplete": Decoder._incomplete_response,
     "response.failed": Decoder._failed,
     "error": Decoder._error,
-    "response.output_item.added": Decoder._added,
-    "response.output_item.done": Decoder._done,
+    "response.output_item.added": _item_event(Decoder._item_added),
+    "response.output_item.done": _item_event(Decoder._item_done),
     "response.content_part.added": Decoder._part_event,
     "response.content_part.done": Decoder._part_event,
     "response.output_text.delta": _on("message", "text", "delta"),
