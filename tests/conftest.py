@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from llmkit import _models
-from tests.clients import complete, run  # noqa: F401 - the sync/async fixtures, for every test
+from tests.support.clients import complete, run  # noqa: F401 - the sync/async fixtures, for every test
 
 settings.register_profile(
     "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]

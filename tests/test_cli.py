@@ -22,7 +22,7 @@ import pytest
 
 import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeToolCall
-from tests.corpus import CorpusSkip, corpus_files, load_exchanges
+from tests.support.corpus import CorpusSkip, corpus_files, load_exchanges
 
 KEY_ENV = "LLMKIT_TEST_FAKE_KEY"
 WIRES = {  # fixture folder -> the wire API its recordings speak

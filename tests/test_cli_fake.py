@@ -9,7 +9,7 @@ import json
 import pytest
 
 import llmkit
-from tests.corpus import FIXTURES
+from tests.support.corpus import FIXTURES
 from tests.test_cli import cli
 
 PROVIDERS = {  # a catalogue provider per wire (and per platform)

@@ -17,7 +17,7 @@ import pytest
 
 import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeToolCall
-from tests.clients import Run, run_async, run_sync
+from tests.support.clients import Run, run_async, run_sync
 
 CONTEXT = llmkit.Context(
     system="Be brief.",

@@ -20,7 +20,7 @@ import llmkit
 from llmkit._fake.encoding import ServeContext
 from llmkit._fake.http_server import ENCODERS
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeRequest, FakeToolCall
-from tests.contract import check_contract
+from tests.support.contract import check_contract
 
 WIRES = sorted(ENCODERS)
 TOOLS = [

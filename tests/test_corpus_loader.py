@@ -1,4 +1,4 @@
-"""Tests of ``tests/corpus.py``: the recording loader, ``rechunk``, and the expectations.
+"""Tests of ``tests/support/corpus.py``: the recording loader, ``rechunk``, and the expectations.
 
 The replay tests are only as good as these helpers, so the helpers are checked against the
 corpus's own PROVENANCE.md (exchange counts, statuses, tool-call counts), against the raw files,
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.corpus import (
+from tests.support.corpus import (
     FIXTURES,
     CorpusSkip,
     Exchange,

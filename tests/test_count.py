@@ -18,8 +18,8 @@ import llmkit
 from llmkit._count import count_request
 from llmkit._fake.counting import estimate
 from llmkit.testing import FakeProvider
-from tests.helpers import consume
-from tests.sdk import unknown_keys, validate_gemini
+from tests.support.helpers import consume
+from tests.support.sdk import unknown_keys, validate_gemini
 
 ANTHROPIC_COUNT = TypeAdapter(MessageCountTokensParams)
 RESPONSES_COUNT = TypeAdapter(InputTokenCountParams)

@@ -17,7 +17,7 @@ import pytest
 
 import llmkit
 from llmkit import _clients
-from tests.clients import Run
+from tests.support.clients import Run
 
 CONTEXT = llmkit.Context(messages=[llmkit.user("Hi")])
 # A whole (not streamed) answer: read to its end, so a keep-alive client would pool the

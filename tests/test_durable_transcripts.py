@@ -8,7 +8,7 @@ import json
 import pytest
 
 import llmkit
-from tests.helpers import MODEL, call, chunk, sse, tools
+from tests.support.helpers import MODEL, call, chunk, sse, tools
 
 TOOL = llmkit.Tool(name="f", description="f", parameters={"type": "object"})
 ANTHROPIC = llmkit.Model(provider="anthropic", id="claude-x", api="anthropic-messages")
@@ -132,7 +132,7 @@ def test_a_real_replacement_character_is_not_reported() -> None:
 
 
 def test_invalid_utf8_in_a_bedrock_event_is_reported() -> None:
-    from tests.eventstream import bedrock_event
+    from tests.support.eventstream import bedrock_event
 
     model = llmkit.Model(provider="bedrock", id="anthropic.claude-x", api="bedrock-converse")
     delta = b'{"contentBlockIndex":0,"delta":{"text":"caf\xff"},"p":"x"}'

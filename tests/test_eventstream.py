@@ -29,8 +29,8 @@ from llmkit._eventstream import (
     TruncatedFrame,
 )
 from llmkit._sse import EventTooLarge, FramingError
-from tests.eventstream import Header, bedrock_event, encode
-from tests.fuzzing import fuzz
+from tests.support.eventstream import Header, bedrock_event, encode
+from tests.support.fuzzing import fuzz
 
 eventstream = pytest.importorskip("botocore.eventstream")
 

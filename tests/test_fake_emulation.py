@@ -19,7 +19,7 @@ import pytest
 
 import llmkit
 from llmkit.testing import EMULATED_SERVERS, FakeError, FakeProvider, FakeReply, FakeToolCall
-from tests.corpus import FIXTURES, load_exchanges, sse_events
+from tests.support.corpus import FIXTURES, load_exchanges, sse_events
 
 CALLS = (
     FakeToolCall("get_weather", {"city": "Paris"}),

@@ -45,9 +45,9 @@ from hypothesis import strategies as st
 import llmkit
 from llmkit._diagnostics import DIAGNOSTIC_KINDS
 from llmkit._fake.checks import refusal
-from tests.fuzzing import fuzz
-from tests.helpers import consume
-from tests.sdk import ANTHROPIC_PARAMS, CHAT_PARAMS, RESPONSES_PARAMS, validate_gemini
+from tests.support.fuzzing import fuzz
+from tests.support.helpers import consume
+from tests.support.sdk import ANTHROPIC_PARAMS, CHAT_PARAMS, RESPONSES_PARAMS, validate_gemini
 
 # --------------------------------------------------------------------------- target models
 

@@ -47,10 +47,10 @@ from hypothesis import strategies as st
 import llmkit
 from llmkit._fake.http_server import ENCODERS
 from llmkit._sse import EventTooLarge, SSEDecoder
-from tests.contract import check_contract
-from tests.corpus import CorpusSkip, corpus_files, load_exchanges, rechunk
-from tests.eventstream import CONTENT_TYPE, bedrock_event, bedrock_exception, split_messages
-from tests.fuzzing import fuzz
+from tests.support.contract import check_contract
+from tests.support.corpus import CorpusSkip, corpus_files, load_exchanges, rechunk
+from tests.support.eventstream import CONTENT_TYPE, bedrock_event, bedrock_exception, split_messages
+from tests.support.fuzzing import fuzz
 from tests.wire.openai_chat.corpus_checks import model_for as chat_model_for
 
 WIRES = sorted(ENCODERS)
@@ -510,8 +510,8 @@ CHUNKING = st.tuples(st.integers(min_value=0, max_value=1 << 32), st.sampled_fro
 
 
 def chunked(body: bytes, how: tuple[int, int]) -> list[bytes]:
-    """``body`` as network chunks: tests/corpus.rechunk with the drawn seed, and with an empty
-    chunk after every piece when the second number is 1."""
+    """``body`` as network chunks: tests/support/corpus.rechunk with the drawn seed, and with an
+    empty chunk after every piece when the second number is 1."""
     pieces = rechunk(body, random.Random(how[0]))
     if how[1]:
         pieces = [p for piece in pieces for p in (piece, b"")]
@@ -1565,6 +1565,7 @@ def test_sse_an_empty_chunk_between_cr_and_lf_is_still_one_line_break() -> None:
 
 
 def test_sse_a_leading_byte_order_mark_is_skipped() -> None:
-    # WHATWG: a UTF-8 BOM at the start of the stream is removed (tests/corpus.sse_events does);
+    # WHATWG: a UTF-8 BOM at the start of the stream is removed (as tests/support/corpus.sse_events
+    # does);
     # llmkit reads the first line as a field named "\ufeffdata" and drops the first event.
     assert decode_all([b"\xef\xbb\xbfdata: a\n\n"]) == [("message", "a")]

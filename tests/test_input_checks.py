@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import llmkit
-from tests.loopback import Canned, Loopback
+from tests.support.loopback import Canned, Loopback
 
 CONTEXT = llmkit.Context(messages=[llmkit.user("hi")])
 

@@ -21,7 +21,7 @@ import pytest
 import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply
 
-from .corpus import FIXTURES, CorpusSkip, corpus_files, load_exchanges
+from .support.corpus import FIXTURES, CorpusSkip, corpus_files, load_exchanges
 
 KEY = "sk-test-0123456789abcdefSECRET"
 WIRES = ("openai-chat", "openai-responses", "anthropic-messages", "gemini", "bedrock-converse")

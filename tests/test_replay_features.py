@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 import llmkit
-from tests.corpus import FIXTURES, load_exchanges
-from tests.helpers import consume
-from tests.sdk import ANTHROPIC_PARAMS, CHAT_PARAMS, RESPONSES_PARAMS, validate_gemini
+from tests.support.corpus import FIXTURES, load_exchanges
+from tests.support.helpers import consume
+from tests.support.sdk import ANTHROPIC_PARAMS, CHAT_PARAMS, RESPONSES_PARAMS, validate_gemini
 
 PDF = b"%PDF-1.7\n%fake\n"
 

@@ -21,7 +21,7 @@ import llmkit
 from llmkit._fake.http_server import ENCODERS
 from llmkit._transport import ssl_context
 from llmkit.testing import FakeError, FakeProvider, FakeReply
-from tests.loopback import Canned, Loopback, Seen
+from tests.support.loopback import Canned, Loopback, Seen
 
 SECRET = "sk-live-THIS-IS-THE-SECRET-0123456789abcdef"
 CONTEXT = llmkit.Context(messages=[llmkit.user("hi")])

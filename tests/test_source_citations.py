@@ -3,9 +3,10 @@
 (``tests/test_citations.py`` is about something else: the quirk ids the repository cites.)
 
 Bodies are shaped as the providers document them and, where the SDK has a response model, are
-validated against it first; streams are re-split at random byte offsets (:func:`tests.helpers.
-replay`); a message built from them goes back through ``build_request`` to the same model, whose
-body the SDK's request type accepts with the citations as that type takes them.
+validated against it first; streams are re-split at random byte offsets
+(:func:`tests.support.helpers.replay`); a message built from them goes back through
+``build_request`` to the same model, whose body the SDK's request type accepts with the
+citations as that type takes them.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from botocore.validate import ParamValidator
 from pydantic import TypeAdapter
 
 import llmkit
-from tests.helpers import chunk, consume, replay, sse
-from tests.sdk import ANTHROPIC_PARAMS, CHAT_PARAMS, RESPONSES_PARAMS
+from tests.support.helpers import chunk, consume, replay, sse
+from tests.support.sdk import ANTHROPIC_PARAMS, CHAT_PARAMS, RESPONSES_PARAMS
 
 # -- Anthropic Messages ------------------------------------------------------------------------
 
@@ -740,7 +741,7 @@ def test_bedrock_whole_body_keeps_the_generated_text_and_its_citations() -> None
 
 
 def test_bedrock_streamed_citation_deltas() -> None:
-    from tests.eventstream import bedrock_event
+    from tests.support.eventstream import bedrock_event
 
     def delta(d: dict[str, Any]) -> bytes:
         return bedrock_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": d})

@@ -10,8 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmkit._sse import EventTooLarge, SSEDecoder
-from tests.chunking import cut_points, split
-from tests.corpus import CorpusSkip, Exchange, corpus_files, load_exchanges, rechunk, sse_events
+from tests.support.chunking import cut_points, split
+from tests.support.corpus import (
+    CorpusSkip,
+    Exchange,
+    corpus_files,
+    load_exchanges,
+    rechunk,
+    sse_events,
+)
 
 
 def decode(*chunks: bytes, limit: int = 1 << 20) -> list[tuple[str, str]]:

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 import llmkit
-from tests.loopback import Canned, Loopback, Seen
+from tests.support.loopback import Canned, Loopback, Seen
 
 CONTEXT = llmkit.Context(messages=[llmkit.user("hi")])
 CHAT_SSE = (

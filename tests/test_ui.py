@@ -46,7 +46,7 @@ from llmkit.ui import (
     to_ui_stream,
 )
 
-from .ui_cases import SECRET, built
+from .support.ui_cases import SECRET, built
 
 # The finishReason values uiMessageChunkSchema accepts (ai 7.0.185).
 PROTOCOL_FINISH_REASONS = {

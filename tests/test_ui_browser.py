@@ -10,7 +10,7 @@ under it; then a reload that shows the same conversation again. With
 ``LLMKIT_UPDATE_SCREENSHOT=1`` the page after the third turn is saved as ``docs/web_ui.png``.
 
 Needs ``node``, ``npm ci --prefix tests/ui`` and ``apt-get install chromium``; see
-``tests/ui_node.py`` (``LLMKIT_REQUIRE_NODE=1`` turns a skip into a failure).
+``tests/support/ui_node.py`` (``LLMKIT_REQUIRE_NODE=1`` turns a skip into a failure).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from .ui_node import UI_DIR, run_node, unavailable
+from .support.ui_node import UI_DIR, run_node, unavailable
 
 try:
     from .test_ui_example import APIS, EXAMPLE, server, serving

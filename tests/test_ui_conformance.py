@@ -1,6 +1,6 @@
 """``llmkit.ui`` against the real client: the AI SDK's own code reads llmkit's UI streams.
 
-For every case of ``tests/ui_cases.py`` (every wire from the fake provider: text, reasoning,
+For every case of ``tests/support/ui_cases.py`` (every wire from the fake provider: text, reasoning,
 parallel calls, a cut-off call, broken arguments, a mid-stream error, a length stop, a two-step
 tool loop; a refusal; every emulated OpenAI-compatible server), ``tests/ui/read_stream.mjs``
 runs the body through what ``useChat`` runs (``DefaultChatTransport`` with its
@@ -9,7 +9,7 @@ assembles must say what llmkit's final messages say. Every chunk must also type-
 package's ``UIMessageChunk`` (``tsc --strict``, which also refuses keys the type does not have,
 something the schema's loose objects let through).
 
-Needs ``node`` and ``npm ci --prefix tests/ui``; see ``tests/ui_node.py``.
+Needs ``node`` and ``npm ci --prefix tests/ui``; see ``tests/support/ui_node.py``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import pytest
 
 from llmkit.ui import FINISH_REASONS, UI_STREAM_HEADERS, safe_error_text, to_ui_stream
 
-from .ui_cases import SECRET, Case, builders, built
-from .ui_node import UI_DIR, node, run_node
+from .support.ui_cases import SECRET, Case, builders, built
+from .support.ui_node import UI_DIR, node, run_node
 
 CASES = builders()
 CHUNK_SIZES = (1, 3, 17, 4096)  # bytes per read: cut anywhere, mid-character included

@@ -4,7 +4,7 @@ with ``is_error``, several steps, two turns) → ``to_ui_stream`` → the ``ai``
 ``readUIMessageStream`` (in Node, as ``useChat`` runs it) → JSON → ``from_ui_messages``: the
 request ``build_request`` makes from it is byte for byte the request made from the original.
 
-Needs ``node`` and ``npm ci --prefix tests/ui``; see ``tests/ui_node.py``.
+Needs ``node`` and ``npm ci --prefix tests/ui``; see ``tests/support/ui_node.py``.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from llmkit.ui import (
     to_ui_stream,
 )
 
-from .ui_cases import SECRET, TIME, TOOLS, WEATHER
-from .ui_node import node, run_node
+from .support.ui_cases import SECRET, TIME, TOOLS, WEATHER
+from .support.ui_node import node, run_node
 
 WIRES: tuple[llmkit.Api, ...] = (
     "openai-chat",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import llmkit
-from tests.helpers import MODEL, call, chunk, final, kinds, replay, sse, tools
+from tests.support.helpers import MODEL, call, chunk, final, kinds, replay, sse, tools
 
 
 def test_stable_synthesized_ids_when_missing_empty_or_null_B2() -> None:

@@ -10,7 +10,7 @@ from types import FrameType
 from typing import Any
 
 import llmkit
-from tests.helpers import MODEL, call, chunk, sse, tools
+from tests.support.helpers import MODEL, call, chunk, sse, tools
 
 PACKAGE = llmkit.__file__.rsplit("/", 1)[0]
 

@@ -21,9 +21,9 @@ from llmkit._fake.http_server import ENCODERS
 from llmkit._json import ownership as _ownership
 from llmkit._json import partial as _partial_json
 from llmkit.testing import FakeReply, FakeRequest
-from tests.chunking import cut_points, split
-from tests.fuzzing import fuzz
-from tests.helpers import prefix_consistent
+from tests.support.chunking import cut_points, split
+from tests.support.fuzzing import fuzz
+from tests.support.helpers import prefix_consistent
 
 WIRES = sorted(ENCODERS)
 SCHEMA = {"type": "object"}  # only its presence matters to the decoding side

@@ -5,7 +5,7 @@ llama-server writes one ``data: <json>`` line and a blank line per SSE event (an
 way: content and ``reasoning_content`` concatenated, tool calls grouped by ``index`` with the
 first id and name kept and the argument strings joined, the first ``finish_reason``, the last
 ``usage``. The integration suite compares llmkit's messages with it. (The default run's replay
-of the committed captures uses ``tests/corpus.py``, the corpus's own independent reader.)
+of the committed captures uses ``tests/support/corpus.py``, the corpus's own independent reader.)
 """
 
 from __future__ import annotations

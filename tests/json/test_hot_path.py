@@ -14,8 +14,8 @@ import pytest
 import llmkit
 from llmkit._json import partial as _partial_json
 from llmkit._json.scanner import loads
-from tests.helpers import MODEL, call, sse, tools
 from tests.json.trees import paths, value_at
+from tests.support.helpers import MODEL, call, sse, tools
 
 ARGS = {
     "path": "src/app.py",

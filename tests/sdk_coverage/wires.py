@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 import llmkit
-from tests.eventstream import bedrock_event, bedrock_exception
+from tests.support.eventstream import bedrock_event, bedrock_exception
 
 from .generate import Markers, Variant, _members, plain, pydantic_variants, shape_variants
 

@@ -29,7 +29,7 @@ from llmkit._wire.gemini import decode as gemini_decode
 from llmkit._wire.gemini import template as gemini_template
 from llmkit._wire.openai_chat import decode as chat_decode
 from llmkit._wire.openai_responses import decode as responses_decode
-from tests.eventstream import bedrock_event, encode
+from tests.support.eventstream import bedrock_event, encode
 
 FRAGMENTS = st.text(
     alphabet=st.one_of(

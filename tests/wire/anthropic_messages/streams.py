@@ -16,7 +16,7 @@ newer ones repeat the input and cache counts); ``message_stop``. What varies:
 * blocks: thinking (``thinking_delta``s, then one ``signature_delta``) and redacted thinking
   first, then text and ``tool_use`` blocks in any order; text with CJK, emoji, U+2028,
   quotes, backslashes, control characters (the shared vocabulary of
-  :mod:`tests.wire.openai_chat.streams`);
+  :mod:`tests.support.streams`);
 * tool calls: nested JSON input written compact or spaced, streamed as ``input_json_delta``
   fragments of 1-16 characters starting with ``partial_json: ""`` (QUIRKS D3), or sent whole
   in ``content_block_start.input`` (no deltas), or empty (a no-argument tool);
@@ -38,16 +38,18 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-# The choice sources and vocabularies are shared with the OpenAI generator, so both explore the
+# The choice sources and vocabularies are the ones every generator shares, so all explore the
 # same hard text and JSON (unicode, escapes, line separators).
-from tests.wire.openai_chat.streams import (
+from tests.support.streams import (
+    DEFAULT_LIMITS,
     TEXT_TOKENS,
     Chooser,
+    DrawChooser,
     Limits,
-    _DrawChooser,
-    _json_object,
-    _pieces,
-    _RandomChooser,
+    RandomChooser,
+    delta_pieces,
+    json_object,
+    token,
 )
 
 __all__ = [
@@ -78,8 +80,6 @@ TOOL_NAMES = (
 )
 THINKING_TOKENS = ("Let", " me", " think", " about", " this", ".", " The user", " wants", "\n\n")
 _B64 = string.ascii_letters + string.digits + "+/"
-_ALNUM = string.ascii_letters + string.digits
-DEFAULT_LIMITS = Limits()
 
 
 @dataclass(frozen=True)
@@ -144,15 +144,11 @@ class MessageStream:
         return tuple(b for b in self.blocks if b.kind == "tool_use")
 
 
-def _token(rng: random.Random, n: int, alphabet: str = _ALNUM) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
-
-
 def build_stream(c: Chooser, limits: Limits = DEFAULT_LIMITS) -> MessageStream:
     """Generate one stream, every decision taken from ``c``."""
     filler = random.Random(c.integer(0, 2**32 - 1))  # ids, signatures: no shrinking value
     model = c.choice(MODELS)
-    message_id = "msg_01" + _token(filler, 22)
+    message_id = "msg_01" + token(filler, 22)
     newline = "\r\n" if c.chance(0.2) else "\n"
     stop = c.choice(
         ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal")
@@ -188,10 +184,10 @@ def build_stream(c: Chooser, limits: Limits = DEFAULT_LIMITS) -> MessageStream:
         truncated = stop == "max_tokens" and last and not c.chance(0.15)
         if kind == "thinking":
             tokens = [c.choice(THINKING_TOKENS + TEXT_TOKENS) for _ in range(c.integer(1, 12))]
-            signature = "Eq" + _token(filler, filler.randint(40, 200), _B64) + "=="
+            signature = "Eq" + token(filler, filler.randint(40, 200), _B64) + "=="
             blocks.append(BlockSpec("thinking", text="".join(tokens), signature=signature))
         elif kind == "redacted_thinking":
-            data = "Eq" + _token(filler, filler.randint(40, 300), _B64) + "="
+            data = "Eq" + token(filler, filler.randint(40, 300), _B64) + "="
             blocks.append(BlockSpec("redacted_thinking", data=data))
         elif kind == "text":
             low = 1 if truncated else 0
@@ -199,11 +195,11 @@ def build_stream(c: Chooser, limits: Limits = DEFAULT_LIMITS) -> MessageStream:
             text = "".join(tokens)
             blocks.append(BlockSpec("text", text=text, truncated=truncated and bool(text)))
         else:
-            call_id = "toolu_01" + _token(filler, 22)
+            call_id = "toolu_01" + token(filler, 22)
             while call_id in used:
-                call_id = "toolu_01" + _token(filler, 22)
+                call_id = "toolu_01" + token(filler, 22)
             used.add(call_id)
-            value = _json_object(c, limits, 0) if c.chance(0.9) else {}
+            value = json_object(c, limits, 0) if c.chance(0.9) else {}
             whole = not truncated and bool(value) and c.chance(0.15)
             full = (
                 json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -305,10 +301,12 @@ def _block_events(c: Chooser, index: int, block: BlockSpec) -> list[dict[str, An
     deltas: list[dict[str, Any]] = []
     if block.kind == "text":
         start: dict[str, Any] = {"type": "text", "text": ""}
-        deltas = [delta({"type": "text_delta", "text": p}) for p in _pieces(c, block.text)]
+        deltas = [delta({"type": "text_delta", "text": p}) for p in delta_pieces(c, block.text)]
     elif block.kind == "thinking":
         start = {"type": "thinking", "thinking": "", "signature": ""}
-        deltas = [delta({"type": "thinking_delta", "thinking": p}) for p in _pieces(c, block.text)]
+        deltas = [
+            delta({"type": "thinking_delta", "thinking": p}) for p in delta_pieces(c, block.text)
+        ]
         deltas.append(delta({"type": "signature_delta", "signature": block.signature}))
     elif block.kind == "redacted_thinking":
         start = {"type": "redacted_thinking", "data": block.data}
@@ -320,7 +318,7 @@ def _block_events(c: Chooser, index: int, block: BlockSpec) -> list[dict[str, An
             "input": block.arguments if block.whole else {},
         }
         if not block.whole:
-            pieces = ["", *_pieces(c, block.arguments_text)]  # always an empty first one (D3)
+            pieces = ["", *delta_pieces(c, block.arguments_text)]  # always an empty first one (D3)
             deltas = [delta({"type": "input_json_delta", "partial_json": p}) for p in pieces]
     events = [{"type": "content_block_start", "index": index, "content_block": start}, *deltas]
     if not block.truncated:
@@ -334,9 +332,9 @@ def _block_events(c: Chooser, index: int, block: BlockSpec) -> list[dict[str, An
 @st.composite
 def anthropic_streams(draw: st.DrawFn, limits: Limits = DEFAULT_LIMITS) -> MessageStream:
     """Hypothesis strategy: realistic Anthropic Messages streams."""
-    return build_stream(_DrawChooser(draw), limits)
+    return build_stream(DrawChooser(draw), limits)
 
 
 def generate_stream(seed: int, limits: Limits = DEFAULT_LIMITS) -> MessageStream:
     """The stream for ``seed``: deterministic (same seed, same bytes), for benchmarks."""
-    return build_stream(_RandomChooser(random.Random(seed)), limits)
+    return build_stream(RandomChooser(random.Random(seed)), limits)

@@ -16,7 +16,7 @@ import pytest
 
 import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeRequest, FakeToolCall
-from tests.clients import Run
+from tests.support.clients import Run
 
 API = "anthropic-messages"
 WEATHER = llmkit.Tool(

@@ -5,7 +5,7 @@ Every exchange under ``tests/fixtures/anthropic-messages/`` is used:
 * 200 ``text/event-stream`` bodies go through ``llmkit.parse_stream`` cut several ways (random
   offsets with 5 seeds, including inside UTF-8 characters; 1-byte pieces; one piece) and are
   compared with :func:`read_stream`, an independent reading of the same bytes written here
-  without llmkit (on ``tests.corpus.sse_events``, its own SSE parser);
+  without llmkit (on ``tests.support.corpus.sse_events``, its own SSE parser);
 * 200 JSON bodies go through ``llmkit.parse_response`` and are compared with
   :func:`read_message`;
 * error exchanges (401, 404) are served by the fake provider with their recorded status and
@@ -28,7 +28,7 @@ import pytest
 
 import llmkit
 from llmkit.testing import FakeError, FakeProvider
-from tests.corpus import (
+from tests.support.corpus import (
     CorpusSkip,
     Exchange,
     corpus_files,

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import llmkit
-from tests.helpers import rechunk
+from tests.support.helpers import rechunk
 
 MODEL = llmkit.Model(
     provider="anthropic",

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import base64
 import json
+from functools import partial
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, Field
 
 import llmkit
-from tests.helpers import consume
-from tests.sdk import ANTHROPIC_PARAMS, unknown_keys
+from tests.support.bodies import sent
+from tests.support.sdk import ANTHROPIC_PARAMS
 
 MODEL = llmkit.Model(
     provider="anthropic",
@@ -37,14 +38,7 @@ SEARCH = llmkit.ProviderTool(
 )
 
 
-def body_of(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[dict[str, Any], list[llmkit.Diagnostic]]:
-    request = llmkit.build_request(model, context, api_key="sk-ant-test", **options)
-    body = json.loads(request.content)
-    consume(ANTHROPIC_PARAMS.validate_python(body))
-    assert unknown_keys(ANTHROPIC_PARAMS, body) == []
-    return body, request.extensions["llmkit.diagnostics"]
+body_of = partial(sent, ANTHROPIC_PARAMS, api_key="sk-ant-test")
 
 
 def kinds(diags: list[llmkit.Diagnostic]) -> list[str]:

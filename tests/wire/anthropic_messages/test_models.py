@@ -3,20 +3,19 @@ from the catalogue's flags or, for ids it does not know, from the Claude family 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 import llmkit
 from llmkit._wire.anthropic_messages.request import supports_sampling, thinking_mode
+from tests.support.bodies import sent_kinds
 
 CONTEXT = llmkit.Context(messages=[llmkit.user("hi")])
 
 
 def body(model: llmkit.Model, **options: Any) -> tuple[dict[str, Any], list[str]]:
-    request = llmkit.build_request(model, CONTEXT, api_key="k", max_tokens=32000, **options)
-    return json.loads(request.content), [d.kind for d in request.extensions["llmkit.diagnostics"]]
+    return sent_kinds(None, model, CONTEXT, api_key="k", max_tokens=32000, **options)
 
 
 def custom(model_id: str) -> llmkit.Model:

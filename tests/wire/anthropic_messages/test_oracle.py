@@ -27,18 +27,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from anthropic._streaming import SSEDecoder  # private, but exactly what anthropic.Stream runs
 from anthropic.lib.streaming._messages import accumulate_event
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import llmkit
-from tests.chunking import cut_points, split
+from tests.support.chunking import cut_points, split
+from tests.support.oracle import oracle_examples, oracle_settings
 from tests.wire.anthropic_messages.streams import MessageStream, anthropic_streams
 
 MODEL = llmkit.Model(
@@ -49,14 +49,8 @@ MODEL = llmkit.Model(
     reasoning=True,
     input=["text", "image"],
 )
-EXAMPLES = int(os.environ.get("LLMKIT_ORACLE_EXAMPLES", "200"))
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+EXAMPLES = oracle_examples(200)
+SETTINGS = oracle_settings(EXAMPLES)
 STOP = {
     "end_turn": "stop",
     "stop_sequence": "stop",

@@ -5,14 +5,16 @@ wire shape), including histories handed over from OpenAI Chat and from Gemini.""
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field
 
 import llmkit
-from tests.helpers import consume
-from tests.sdk import ANTHROPIC_PARAMS
+from tests.support.bodies import sent_kinds
+from tests.support.helpers import consume
+from tests.support.sdk import ANTHROPIC_PARAMS
 
 MODEL = llmkit.Model(
     provider="anthropic",
@@ -32,13 +34,9 @@ WEATHER = llmkit.Tool(
 )
 
 
-def body_of(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[dict[str, Any], list[str]]:
-    request = llmkit.build_request(model, context, api_key="sk-ant-test", **options)
-    body = json.loads(request.content)
-    consume(ANTHROPIC_PARAMS.validate_python(body))  # the SDK's own request type accepts it
-    return body, [d.kind for d in request.extensions["llmkit.diagnostics"]]
+# Not known_keys: the SDK's request type (anthropic 2.17) has no temperature, top_p or top_k,
+# which the models before Claude 5 take (test_sampling_options_stop_sequences_and_provider_options).
+body_of = partial(sent_kinds, ANTHROPIC_PARAMS, api_key="sk-ant-test", known_keys=False)
 
 
 def call(id: str, name: str = "get_weather", **kw: Any) -> llmkit.ToolCall:

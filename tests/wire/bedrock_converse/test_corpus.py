@@ -5,7 +5,7 @@ offsets (inside binary messages and their headers and CRCs too), and served over
 loopback socket by the fake provider in random write sizes; the text, reasoning, signatures,
 redacted reasoning, tool calls, usage and stop reasons must equal an independent reading of
 the same bytes (:func:`expected`, written here from the Converse event shapes with the test's
-own event-stream walker, ``tests/eventstream.py``: nothing from llmkit). The non-streamed
+own event-stream walker, ``tests/support/eventstream.py``: nothing from llmkit). The non-streamed
 bodies go through ``parse_response``; the recorded 400 is a
 typed error; and the recorded second request of the thinking exchange — the assistant turn
 that pydantic-ai sent back and Bedrock accepted — is what llmkit builds from its own decoded
@@ -25,8 +25,8 @@ import pytest
 
 import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply
-from tests.corpus import Exchange, corpus_files, fixture_id, load_exchanges, rechunk
-from tests.eventstream import CONTENT_TYPE, events
+from tests.support.corpus import Exchange, corpus_files, fixture_id, load_exchanges, rechunk
+from tests.support.eventstream import CONTENT_TYPE, events
 
 FILES = corpus_files("bedrock-converse")
 MODEL = llmkit.Model(

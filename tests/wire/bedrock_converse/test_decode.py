@@ -1,4 +1,4 @@
-"""Bedrock Converse decoding rules, on hand-built event streams (``tests/eventstream.py``):
+"""Bedrock Converse decoding rules, on hand-built event streams (``tests/support/eventstream.py``):
 exception messages become the most specific typed error with the partial message, stop reasons
 map (guardrails and filters to ``content_filter``, malformed output to an error), usage counts
 cache reads and writes in ``input``, redacted reasoning pieces join, a stream without
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import llmkit
-from tests.eventstream import bedrock_event, bedrock_exception, encode
+from tests.support.eventstream import bedrock_event, bedrock_exception, encode
 
 MODEL = llmkit.Model(
     provider="bedrock",

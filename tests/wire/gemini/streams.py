@@ -36,11 +36,12 @@ import base64
 import json
 import random
 import string
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from hypothesis import strategies as st
+
+from tests.support.streams import Chooser, DrawChooser, Limits, RandomChooser
 
 __all__ = [
     "CallSpec",
@@ -50,8 +51,6 @@ __all__ = [
     "gemini_streams",
     "generate_stream",
 ]
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -102,55 +101,8 @@ class GeminiStream:
     vertex: bool
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Size knobs (the defaults keep a property-test example small and fast)."""
-
-    max_text_tokens: int = 30
-    max_tools: int = 4
-    max_keys: int = 4
-    max_depth: int = 2
-    max_list: int = 3
-
-
-class Chooser(Protocol):
-    """Where the generator's decisions come from (hypothesis or ``random.Random``)."""
-
-    def integer(self, lo: int, hi: int) -> int: ...
-
-    def choice(self, options: Sequence[T]) -> T: ...
-
-    def chance(self, p: float) -> bool: ...
-
-
-class _RandomChooser:
-    def __init__(self, rng: random.Random) -> None:
-        self._rng = rng
-
-    def integer(self, lo: int, hi: int) -> int:
-        return self._rng.randint(lo, hi)
-
-    def choice(self, options: Sequence[T]) -> T:
-        return options[self._rng.randrange(len(options))]
-
-    def chance(self, p: float) -> bool:
-        return self._rng.random() < p
-
-
-class _DrawChooser:
-    """Hypothesis draws; each choice shrinks towards its first option / lower bound / False."""
-
-    def __init__(self, draw: Callable[[st.SearchStrategy[Any]], Any]) -> None:
-        self._draw = draw
-
-    def integer(self, lo: int, hi: int) -> int:
-        return int(self._draw(st.sampled_from(range(lo, hi + 1))))
-
-    def choice(self, options: Sequence[T]) -> T:
-        return options[self.integer(0, len(options) - 1)]
-
-    def chance(self, p: float) -> bool:
-        return self.integer(0, 99) >= round((1 - p) * 100)
+# Gemini's size knobs: shorter texts and lists than the shared defaults.
+DEFAULT_LIMITS = Limits(max_text_tokens=30, max_list=3)
 
 
 # fmt: off
@@ -265,7 +217,7 @@ def _text_parts(c: Chooser, tokens: tuple[str, ...], n: int, **extra: Any) -> li
     return [{"text": piece, **extra} for piece in _pieces(c, text)] if text else []
 
 
-def build_stream(c: Chooser, limits: Limits = Limits()) -> GeminiStream:
+def build_stream(c: Chooser, limits: Limits = DEFAULT_LIMITS) -> GeminiStream:
     """Generate one stream from a source of choices."""
     vertex = c.chance(0.35)
     gemini3 = c.chance(0.5)
@@ -435,11 +387,11 @@ def build_stream(c: Chooser, limits: Limits = Limits()) -> GeminiStream:
 
 
 @st.composite
-def gemini_streams(draw: st.DrawFn, limits: Limits = Limits()) -> GeminiStream:
+def gemini_streams(draw: st.DrawFn, limits: Limits = DEFAULT_LIMITS) -> GeminiStream:
     """A hypothesis strategy of :class:`GeminiStream`."""
-    return build_stream(_DrawChooser(draw), limits)
+    return build_stream(DrawChooser(draw), limits)
 
 
-def generate_stream(seed: int, limits: Limits = Limits()) -> GeminiStream:
+def generate_stream(seed: int, limits: Limits = DEFAULT_LIMITS) -> GeminiStream:
     """The stream for ``seed`` (deterministic across runs and machines)."""
-    return build_stream(_RandomChooser(random.Random(seed)), limits)
+    return build_stream(RandomChooser(random.Random(seed)), limits)

@@ -16,7 +16,7 @@ from google.genai import types
 
 import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeToolCall
-from tests.clients import Complete, Run, run_async, run_sync
+from tests.support.clients import Complete, Run, run_async, run_sync
 
 CONTEXT = llmkit.Context(
     system="Be brief.",

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 import llmkit
-from tests.corpus import (
+from tests.support.corpus import (
     CorpusSkip,
     Exchange,
     corpus_files,

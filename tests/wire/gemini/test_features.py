@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import llmkit
-from tests.sdk import validate_gemini
+from tests.support.sdk import validate_gemini
 
 MODEL = llmkit.get_model("google", "gemini-3.8-flash")
 VERTEX = MODEL.model_copy(

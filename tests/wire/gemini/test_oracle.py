@@ -28,31 +28,25 @@ from __future__ import annotations
 import base64
 import itertools
 import json
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from google.genai import types
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import llmkit
 from llmkit._wire import gemini
 from llmkit._wire.contract import Options
-from tests.chunking import cut_points, split
+from tests.support.chunking import cut_points, split
+from tests.support.oracle import oracle_examples, oracle_settings
 from tests.wire.gemini.streams import GeminiStream, gemini_streams, generate_stream
 
 MODEL = llmkit.Model(
     provider="google", id="gemini-2.5-flash", api="gemini", reasoning=True, input=["text", "image"]
 )
-EXAMPLES = int(os.environ.get("LLMKIT_ORACLE_EXAMPLES", "300"))
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+EXAMPLES = oracle_examples(300)
+SETTINGS = oracle_settings(EXAMPLES)
 STOP = {
     "STOP": "stop",
     "MAX_TOKENS": "length",

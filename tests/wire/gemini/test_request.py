@@ -21,9 +21,9 @@ import llmkit
 from llmkit._wire import gemini
 from llmkit._wire.contract import Options
 from llmkit._wire.gemini.request import SKIP_SIGNATURE
-from tests.corpus import FIXTURES as FIXTURES_DIR
-from tests.corpus import load_exchanges
-from tests.sdk import validate_gemini
+from tests.support.corpus import FIXTURES as FIXTURES_DIR
+from tests.support.corpus import load_exchanges
+from tests.support.sdk import validate_gemini
 
 FIXTURES = FIXTURES_DIR
 FLASH = llmkit.Model(

@@ -13,7 +13,7 @@ import pytest
 from llmkit._wire import splice
 from llmkit._wire.gemini import template
 from llmkit._wire.gemini.partial_args import ArgsWriter
-from tests.corpus import FIXTURES, load_exchanges, rechunk
+from tests.support.corpus import FIXTURES, load_exchanges, rechunk
 from tests.wire.test_splice import _decode
 
 

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 import pytest
 
 import llmkit
-from tests.corpus import (
+from tests.support.corpus import (
     CorpusSkip,
     Exchange,
     Expected,

@@ -39,12 +39,25 @@ from __future__ import annotations
 
 import json
 import random
-import string
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from hypothesis import strategies as st
+
+from tests.support.streams import (
+    DEFAULT_LIMITS,
+    REFUSAL_TOKENS,
+    TEXT_TOKENS,
+    TOOL_NAMES,
+    Chooser,
+    DrawChooser,
+    Limits,
+    RandomChooser,
+    delta_pieces,
+    json_object,
+    serialise_arguments,
+    token,
+)
 
 __all__ = [
     "ChatStream",
@@ -56,8 +69,6 @@ __all__ = [
     "generate_body",
     "generate_stream",
 ]
-
-T = TypeVar("T")
 
 
 # --------------------------------------------------------------------------- what was generated
@@ -113,117 +124,7 @@ class ChatStream:
     newline: str
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Size knobs (the defaults keep a property test example small and fast)."""
-
-    max_text_tokens: int = 40
-    max_tools: int = 4
-    max_keys: int = 4
-    max_depth: int = 2
-    max_list: int = 4
-
-
-# --------------------------------------------------------------------------- choice sources
-
-
-class Chooser(Protocol):
-    """Where the generator's decisions come from (hypothesis or ``random.Random``)."""
-
-    def integer(self, lo: int, hi: int) -> int: ...
-
-    def choice(self, options: Sequence[T]) -> T: ...
-
-    def chance(self, p: float) -> bool: ...
-
-
-class _RandomChooser:
-    def __init__(self, rng: random.Random) -> None:
-        self._rng = rng
-
-    def integer(self, lo: int, hi: int) -> int:
-        return self._rng.randint(lo, hi)
-
-    def choice(self, options: Sequence[T]) -> T:
-        return options[self._rng.randrange(len(options))]
-
-    def chance(self, p: float) -> bool:
-        return self._rng.random() < p
-
-
-class _DrawChooser:
-    """Hypothesis draws; every choice shrinks towards its first option / the lower bound /
-    ``False``, so a failing example shrinks towards a short plain stream."""
-
-    def __init__(self, draw: Callable[[st.SearchStrategy[Any]], Any]) -> None:
-        self._draw = draw
-
-    def integer(self, lo: int, hi: int) -> int:
-        if hi - lo < 256:
-            # sampled_from is near uniform; st.integers favours its bounds and small values,
-            # which would starve e.g. "4 tool calls" and skew every chance() below.
-            return int(self._draw(st.sampled_from(range(lo, hi + 1))))
-        return int(self._draw(st.integers(lo, hi)))
-
-    def choice(self, options: Sequence[T]) -> T:
-        return options[self.integer(0, len(options) - 1)]
-
-    def chance(self, p: float) -> bool:
-        return self.integer(0, 99) >= round((1 - p) * 100)
-
-
-# --------------------------------------------------------------------------- vocabularies
-
 # fmt: off
-# Content deltas, one token each (the first ones are the plain ones shrinking lands on).
-TEXT_TOKENS: tuple[str, ...] = (
-    "Hello", " world", ".", " The", " sum", " of", " 2", " and", " 3", " is", " 5", ",", "!",
-    "\n", "\n\n", " -", " **", "bold", "**", " `", "code", "`", "Sure", ":", " I", "'ll",
-    " check", " the", " weather", " in", " Paris", "?",
-    # quotes, backslashes, escapes JSON must carry
-    ' "', "quoted", '"', "\\", " C:\\Users\\me", "\\n", "\t", "\r\n", "'", " </script>",
-    ' {"k": [1, 2]}', " a/b", "\\u00e9",
-    # control characters (JSON-escaped on the wire)
-    "\x00", "\x07", "\x0b", "\x0c", "\x1b[0m", "\x1f", "\x7f",
-    # line separators that str.splitlines() would cut on (QUIRKS A2)
-    "\u2028", "\u2029", "\x85", " a\u2028b", "\u2029\n",
-    # non-ASCII: 2-, 3- and 4-byte UTF-8
-    # (look-alikes escaped: x-sign, double-struck R, fullwidth comma, fraktur "Uni")
-    " café", " naïve", " Ünïcödé", " \u00d7", " €", " \u211d", " ∑", "你好", "\uff0c", "世界",
-    "。", "日本語", "の", " 한국어", "ひらがな", "\ufeff", "\u200b", "\u00a0",
-    "😀", " 👍🏽", "👨\u200d👩\u200d👧\u200d👦", "🇫🇷", "\U0001d518\U0001d52b\U0001d526", "🎉🎉",
-    " 🚀 launch", "\U0001f9ea",
-)
-
-REFUSAL_TOKENS: tuple[str, ...] = (
-    "I'm", " sorry", ",", " I", " can't", " assist", " with", " that", " request", ".",
-    " 抱歉", " 🙅", "\u2028", ' "that"', "\\",
-)
-
-TOOL_NAMES: tuple[str, ...] = (
-    "get_weather", "add", "multiply", "GetWeatherArgs", "search-docs", "read_file",
-    "write_file", "lookup_user_2", "x", "a" * 64,
-)
-
-KEYS: tuple[str, ...] = (
-    "city", "days", "units", "query", "path", "content", "items", "qty", "options", "nested",
-    "名前", "emoji_😀", "with space", 'quote"key', "back\\slash", "", "a.b", "line\nbreak",
-    "\u2028",
-)
-
-STRINGS: tuple[str, ...] = (
-    "Paris", "New York City", "San Francisco", "", "celsius", "2024-01-31",
-    'He said "hi"', "C:\\Users\\me\\file.txt", "line1\nline2\n", "tab\tsep", "\r\n",
-    "emoji 😀 inside", "中文字符", "日本語のテキスト", "\u2028sep\u2029", "\x00nul", "\x1f",
-    "}", "{", '"}', '\\"', "\\", "</tool_call>", "ünïcödé", "👨\u200d👩\u200d👧", "🇯🇵",
-    "a" * 40, "x = {'k': [1, 2]}\nprint(x)\n", "\\u0041 literally", "/", "\x85",
-)
-
-INTS: tuple[int, ...] = (0, 1, 3, -7, 42, 100, 2**31, 2**53 + 1, 10**20, -(10**18))
-FLOATS: tuple[float, ...] = (
-    0.5, -1.25, 3.14159, 1e-07, 2.5e20, 100.0, -0.0, 1.7976931348623157e308,
-)
-
 # Per-model wire style (from the recordings; see the module docstring).
 STYLES: tuple[dict[str, Any], ...] = (
     {  # gpt-4o, 2024 (openai-python .bin recordings)
@@ -247,80 +148,19 @@ STYLES: tuple[dict[str, Any], ...] = (
         "role_with_first_call": False, "details": "2025",
     },
 )
-
 # fmt: on
-
-_ALNUM = string.ascii_letters + string.digits
-
-
-def _token(rng: random.Random, n: int, alphabet: str = _ALNUM) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
 
 
 # --------------------------------------------------------------------------- the generator
 
 
-def _json_value(c: Chooser, limits: Limits, depth: int) -> Any:
-    kinds = ("str", "int", "bool", "null", "float", "list", "dict")
-    kind = c.choice(kinds if depth < limits.max_depth else kinds[:5])
-    if kind == "str":
-        return c.choice(STRINGS) + (c.choice(STRINGS) if c.chance(0.2) else "")
-    if kind == "int":
-        return c.choice(INTS)
-    if kind == "bool":
-        return c.chance(0.5)
-    if kind == "null":
-        return None
-    if kind == "float":
-        return c.choice(FLOATS)
-    if kind == "list":
-        return [_json_value(c, limits, depth + 1) for _ in range(c.integer(0, limits.max_list))]
-    return _json_object(c, limits, depth + 1)
-
-
-def _json_object(c: Chooser, limits: Limits, depth: int) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
-    for _ in range(c.integer(0, limits.max_keys)):
-        key = c.choice(KEYS)
-        if key not in obj:  # a well-behaved model writes each key once
-            obj[key] = _json_value(c, limits, depth)
-    return obj
-
-
-def _serialise_arguments(c: Chooser, value: dict[str, Any]) -> str:
-    layout = c.choice(("compact", "spaced", "indented"))  # gpt-4o, gpt-5, occasional pretty
-    ensure_ascii = c.chance(0.25)  # models sometimes write \uXXXX escapes themselves
-    if layout == "compact":
-        return json.dumps(value, ensure_ascii=ensure_ascii, separators=(",", ":"))
-    if layout == "spaced":
-        return json.dumps(value, ensure_ascii=ensure_ascii)
-    return json.dumps(value, ensure_ascii=ensure_ascii, indent=2)
-
-
-PIECE_SIZES: tuple[tuple[int, int], ...] = ((1, 16), (1, 4), (4, 16), (1, 1), (16, 16))
-
-
-def _pieces(c: Chooser, text: str) -> list[str]:
-    """``text`` cut into deltas of 1-16 characters. Two draws per call, not one per piece:
-    the individual sizes do not help shrinking, and many draws would overrun hypothesis."""
-    lo, hi = c.choice(PIECE_SIZES)
-    rng = random.Random(c.integer(0, 2**32 - 1))
-    out = []
-    i = 0
-    while i < len(text):
-        n = rng.randint(lo, hi)
-        out.append(text[i : i + n])
-        i += n
-    return out
-
-
-def build_stream(c: Chooser, limits: Limits = Limits()) -> ChatStream:
+def build_stream(c: Chooser, limits: Limits = DEFAULT_LIMITS) -> ChatStream:
     """Generate one stream, every decision taken from ``c``."""
     style = c.choice(STYLES)
     filler = random.Random(c.integer(0, 2**32 - 1))  # ids, timestamps: no shrinking value
-    response_id = "chatcmpl-" + _token(filler, 29)
+    response_id = "chatcmpl-" + token(filler, 29)
     created = filler.randint(1_700_000_000, 1_790_000_000)
-    fingerprint = "fp_" + _token(filler, 10, "0123456789abcdef") if style["fingerprint"] else None
+    fingerprint = "fp_" + token(filler, 10, "0123456789abcdef") if style["fingerprint"] else None
     include_usage = c.chance(0.75)
     newline = "\r\n" if c.chance(0.3) else "\n"
     logprobs = style["logprobs"] and c.chance(0.15)
@@ -353,19 +193,19 @@ def build_stream(c: Chooser, limits: Limits = Limits()) -> ChatStream:
     fragments: list[tuple[int, dict[str, Any]]] = []
     used_ids: set[str] = set()
     for k in range(n_tools):
-        call_id = "call_" + _token(filler, 24)
+        call_id = "call_" + token(filler, 24)
         while call_id in used_ids:
-            call_id = "call_" + _token(filler, 24)
+            call_id = "call_" + token(filler, 24)
         used_ids.add(call_id)
         name = c.choice(TOOL_NAMES)
-        value = _json_object(c, limits, 0)
-        full = _serialise_arguments(c, value)
+        value = json_object(c, limits, 0)
+        full = serialise_arguments(c, value)
         truncated = truncate_last and k == n_tools - 1
         text = full[: c.integer(1, len(full) - 1)] if truncated else full
         calls.append(ToolCallSpec(call_id, name, value, text, truncated))
 
         mode = c.choice(("empty_first", "first_piece", "whole"))
-        pieces = [text] if mode == "whole" else _pieces(c, text)
+        pieces = [text] if mode == "whole" else delta_pieces(c, text)
         head_args = "" if mode == "empty_first" else pieces.pop(0)
         head = {
             "index": k,
@@ -448,7 +288,7 @@ def build_stream(c: Chooser, limits: Limits = Limits()) -> ChatStream:
         elif include_usage and style["usage_null"] and not usage_first:
             out["usage"] = None
         if style["obfuscation"]:
-            out["obfuscation"] = _token(filler, filler.randint(0, 16))
+            out["obfuscation"] = token(filler, filler.randint(0, 16))
         return out
 
     def choice(delta: dict[str, Any], lp: Any = None, reason: str | None = None) -> dict[str, Any]:
@@ -526,21 +366,21 @@ def _usage(c: Chooser, filler: random.Random, style: dict[str, Any]) -> dict[str
 
 
 @st.composite
-def chat_streams(draw: st.DrawFn, limits: Limits = Limits()) -> ChatStream:
+def chat_streams(draw: st.DrawFn, limits: Limits = DEFAULT_LIMITS) -> ChatStream:
     """Hypothesis strategy: realistic OpenAI Chat Completions streams."""
-    return build_stream(_DrawChooser(draw), limits)
+    return build_stream(DrawChooser(draw), limits)
 
 
-def chat_stream_bodies(limits: Limits = Limits()) -> st.SearchStrategy[bytes]:
+def chat_stream_bodies(limits: Limits = DEFAULT_LIMITS) -> st.SearchStrategy[bytes]:
     """Hypothesis strategy: the raw SSE bodies of :func:`chat_streams`."""
     return chat_streams(limits).map(lambda s: s.body)
 
 
-def generate_stream(seed: int, limits: Limits = Limits()) -> ChatStream:
+def generate_stream(seed: int, limits: Limits = DEFAULT_LIMITS) -> ChatStream:
     """The stream for ``seed``: deterministic (same seed, same bytes), for benchmarks."""
-    return build_stream(_RandomChooser(random.Random(seed)), limits)
+    return build_stream(RandomChooser(random.Random(seed)), limits)
 
 
-def generate_body(seed: int, limits: Limits = Limits()) -> bytes:
+def generate_body(seed: int, limits: Limits = DEFAULT_LIMITS) -> bytes:
     """The raw SSE body of :func:`generate_stream`."""
     return generate_stream(seed, limits).body

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.corpus import Exchange
+from tests.support.corpus import Exchange
 from tests.wire.openai_chat.corpus_checks import (
     STREAM_CHECKS,
     check_json_response,

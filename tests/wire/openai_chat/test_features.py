@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from functools import partial
 
 from pydantic import BaseModel
 
 import llmkit
-from tests.helpers import consume
-from tests.sdk import CHAT_PARAMS, unknown_keys
+from tests.support.bodies import sent
+from tests.support.sdk import CHAT_PARAMS
 
 MODEL = llmkit.get_model("openai", "gpt-4.1")  # pdf input, prompt-cache fields, no breakpoints
 EXPLICIT = llmkit.get_model("openai", "gpt-6.1-terra")  # explicit breakpoints (gpt-5.6+)
@@ -27,14 +27,7 @@ WEATHER = llmkit.Tool(
 )
 
 
-def body_of(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[dict[str, Any], list[llmkit.Diagnostic]]:
-    request = llmkit.build_request(model, context, api_key="sk-test", **options)
-    body = json.loads(request.content)
-    consume(CHAT_PARAMS.validate_python(body))
-    assert unknown_keys(CHAT_PARAMS, body) == []
-    return body, request.extensions["llmkit.diagnostics"]
+body_of = partial(sent, CHAT_PARAMS)
 
 
 def call(id: str = "call_1") -> llmkit.ToolCall:

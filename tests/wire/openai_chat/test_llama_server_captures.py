@@ -3,7 +3,8 @@
 These are real bytes from llama.cpp's ``llama-server``, recorded by ``tests/integration/``; this
 file needs no build. Every stream goes through the same checks as the rest of the corpus
 (``corpus_checks.STREAM_CHECKS``: cut at random byte offsets, one byte at a time and
-whole, compared with ``tests/corpus.py``'s reading of the bytes, which does not use llmkit), and
+whole, compared with ``tests/support/corpus.py``'s reading of the bytes, which does not use
+llmkit), and
 the four mismatches the integration suite found each have a regression test on the captured bytes:
 
 1. HTTP 400 ``exceed_context_size_error`` is a ``ContextLengthError``;
@@ -25,7 +26,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 import llmkit
-from tests.corpus import FIXTURES, Exchange, expected_openai_chat, rechunk
+from tests.support.corpus import FIXTURES, Exchange, expected_openai_chat, rechunk
 from tests.wire.openai_chat.corpus_checks import STREAM_CHECKS, check_json_response, model_for
 
 FOLDER = FIXTURES / "llama-server"

@@ -33,15 +33,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from openai import LengthFinishReasonError
 from openai._streaming import SSEDecoder  # private, but it is exactly what openai.Stream runs
@@ -49,22 +47,24 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
 import llmkit
-from tests.chunking import cut_points, split
-from tests.helpers import prefix_consistent, same_json
+from tests.support.chunking import cut_points, split
+from tests.support.helpers import prefix_consistent, same_json
+from tests.support.oracle import (
+    Run,
+    event_cuts,
+    event_key,
+    oracle_examples,
+    oracle_settings,
+    read_with_llmkit,
+)
 from tests.wire.openai_chat.streams import ChatStream, ToolCallSpec, chat_streams
 
 MODEL = llmkit.Model(provider="openai", id="gpt-4o", api="openai-chat")
 
-EXAMPLES = int(os.environ.get("LLMKIT_ORACLE_EXAMPLES", "250"))
+EXAMPLES = oracle_examples(250)
 ASYNC_EXAMPLES = max(1, EXAMPLES // 10)
 
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,  # the same examples on every run and machine
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+SETTINGS = oracle_settings(EXAMPLES)
 
 RUN_COUNT: Counter[str] = Counter()
 
@@ -128,29 +128,6 @@ def sdk_completion(chunks: list[bytes]) -> Any:
         # The SDK's helper refuses to *parse* a length-truncated completion (a convenience
         # of its structured-output helper); the accumulated snapshot is the data.
         return state.current_completion_snapshot
-
-
-@dataclass
-class Run:
-    events: list[llmkit.Event]
-    message: llmkit.AssistantMessage
-    partials: list[Any]  # partial_arguments per ToolCallDelta, in event order
-
-
-def run_llmkit(chunks: list[bytes], *, read_on_time: bool) -> Run:
-    """``parse_stream``; with ``read_on_time`` every ``partial_arguments`` is read as soon as
-    its event is yielded, else only after the stream ended (the "read late" path)."""
-    events: list[llmkit.Event] = []
-    partials: list[Any] = []
-    for ev in llmkit.parse_stream(MODEL, chunks):
-        events.append(ev)
-        if read_on_time and isinstance(ev, llmkit.ToolCallDelta):
-            partials.append(ev.partial_arguments)
-    if not read_on_time:
-        partials = [e.partial_arguments for e in events if isinstance(e, llmkit.ToolCallDelta)]
-    last = events[-1]
-    assert isinstance(last, llmkit.Done), f"stream ended with {last!r}"
-    return Run(events, last.message, partials)
 
 
 # --------------------------------------------------------------------------- value helpers
@@ -375,25 +352,12 @@ def check_generator_intent(
             assert d.details["mode"] == "partial"
 
 
-def event_key(ev: llmkit.Event) -> Any:
-    """A comparable form of an event (``Done`` compared by its message's dump)."""
-    if isinstance(ev, (llmkit.Done, llmkit.ErrorEvent)):
-        return (ev.type, ev.message.model_dump())
-    return ev
-
-
-def event_cuts(body: bytes) -> tuple[int, ...]:
-    """One network chunk per SSE event: every ``partial_arguments`` read as its event is
-    yielded then takes the incremental path (nothing fed after it yet)."""
-    return tuple(m.end() for m in re.finditer(rb"\r?\n\r?\n", body) if m.end() < len(body))
-
-
 def check_stream(stream: ChatStream, cuts_a: tuple[int, ...], cuts_b: tuple[int, ...]) -> None:
     """Every property, for one body and two chunkings of it (plus one chunk per event)."""
     chunks_a = split(stream.body, cuts_a)
-    run_a = run_llmkit(chunks_a, read_on_time=True)
-    run_b = run_llmkit(split(stream.body, cuts_b), read_on_time=False)
-    run_c = run_llmkit(split(stream.body, event_cuts(stream.body)), read_on_time=True)
+    run_a = read_with_llmkit(MODEL, chunks_a, read_on_time=True)
+    run_b = read_with_llmkit(MODEL, split(stream.body, cuts_b), read_on_time=False)
+    run_c = read_with_llmkit(MODEL, split(stream.body, event_cuts(stream.body)), read_on_time=True)
     completion = sdk_completion(chunks_a)
 
     for run in (run_a, run_b, run_c):
@@ -561,7 +525,7 @@ def test_four_byte_emoji_split_across_chunks_inside_tool_arguments_A1() -> None:
     assert len(emoji) == 4
     for cuts in _every_cut_inside(stream.body, emoji):
         check_stream(stream, cuts, ())
-        msg = run_llmkit(split(stream.body, cuts), read_on_time=True).message
+        msg = read_with_llmkit(MODEL, split(stream.body, cuts), read_on_time=True).message
         assert msg.tool_calls[0].arguments == args
 
 
@@ -578,7 +542,7 @@ def test_u2028_u2029_and_nel_inside_text_do_not_cut_the_event_A2() -> None:
         assert "\u2028".encode() in stream.body  # raw on the wire, not \u2028-escaped
         for cuts in _every_cut_inside(stream.body, "\u2028".encode()):
             check_stream(stream, cuts, (len(stream.body) // 2,))
-        msg = run_llmkit([stream.body], read_on_time=True).message
+        msg = read_with_llmkit(MODEL, [stream.body], read_on_time=True).message
         assert msg.text == "Line\u2028para\u2029nel\x85 end 😀"
 
 
@@ -614,7 +578,7 @@ def test_one_delta_carrying_two_tool_calls_C4() -> None:
     stream = _stream(payloads, text="Both:", calls=(a, m, s), finish="tool_calls")
     check_stream(stream, (), (1, 2, 3))
     check_stream(stream, tuple(range(5, len(stream.body), 5)), ())
-    msg = run_llmkit([stream.body], read_on_time=True).message
+    msg = read_with_llmkit(MODEL, [stream.body], read_on_time=True).message
     assert [(c.id, c.name, c.arguments) for c in msg.tool_calls] == [
         (a.id, "add", {"a": 2, "b": 3}),
         (m.id, "multiply", {"a": 2, "b": 3}),
@@ -664,7 +628,7 @@ def test_partial_arguments_read_in_stream_order_cost_linear_time(
     body = _frame(payloads)
     network_reads = split(body, tuple(range(16384, len(body), 16384)))
 
-    run = run_llmkit(network_reads, read_on_time=True)
+    run = read_with_llmkit(MODEL, network_reads, read_on_time=True)
 
     assert run.message.tool_calls[0].arguments == args
     assert len(run.partials) == len(pieces)

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 from typing import Any
 
 import pytest
 
 import llmkit
 from llmkit._classify import classify, parse_retry_after
-from tests.helpers import MODEL, call, chunk, final, kinds, rechunk, replay, sse, tools
+from tests.support.bodies import sent_kinds
+from tests.support.helpers import MODEL, call, chunk, final, kinds, rechunk, replay, sse, tools
 
 WEATHER = llmkit.Tool(
     name="get_weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}}
@@ -30,11 +32,7 @@ def model(provider: str, **fields: Any) -> llmkit.Model:
     )
 
 
-def body_of(
-    m: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[dict[str, Any], list[str]]:
-    request = llmkit.build_request(m, context, api_key="k", **options)
-    return json.loads(request.content), [d.kind for d in request.extensions["llmkit.diagnostics"]]
+body_of = partial(sent_kinds, None, api_key="k")
 
 
 def turn(

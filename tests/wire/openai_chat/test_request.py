@@ -3,15 +3,16 @@ openai SDK's request types (an independent oracle for the wire shape)."""
 
 from __future__ import annotations
 
-import json
+from functools import partial
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
 import llmkit
-from tests.helpers import consume
-from tests.sdk import CHAT_PARAMS
+from tests.support.bodies import sent_kinds
+from tests.support.helpers import consume
+from tests.support.sdk import CHAT_PARAMS
 
 MODEL = llmkit.Model(
     provider="openai", id="gpt-4o", api="openai-chat", input=["text", "image"], strict_tools=True
@@ -25,13 +26,7 @@ WEATHER = llmkit.Tool(
 )
 
 
-def body_of(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[dict[str, Any], list[str]]:
-    request = llmkit.build_request(model, context, api_key="sk-test", **options)
-    body = json.loads(request.content)
-    consume(CHAT_PARAMS.validate_python(body))  # the SDK's own request type accepts it
-    return body, [d.kind for d in request.extensions["llmkit.diagnostics"]]
+body_of = partial(sent_kinds, CHAT_PARAMS)
 
 
 def test_the_sdk_oracle_rejects_bad_shapes() -> None:

@@ -13,8 +13,8 @@ from typing import Any
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 import llmkit
-from tests.helpers import replay
-from tests.sdk import CHAT_PARAMS, unknown_keys
+from tests.support.helpers import replay
+from tests.support.sdk import CHAT_PARAMS, unknown_keys
 
 MODEL = llmkit.Model(provider="openai", id="gpt-4o", api="openai-chat")
 USAGE = {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13}

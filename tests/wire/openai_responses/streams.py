@@ -1,7 +1,7 @@
 """Realistic OpenAI Responses SSE bodies, shaped like api.openai.com's (and its imitators').
 
-Two front ends share one generator, as in :mod:`tests.wire.openai_chat.streams` (whose vocabularies
-and JSON-argument generator are reused here):
+Two front ends share one generator, as in :mod:`tests.wire.openai_chat.streams` (the
+vocabularies and JSON-argument generator are the shared ones of :mod:`tests.support.streams`):
 
 * :func:`responses_streams` -- a hypothesis strategy of :class:`ResponsesStream`; every choice
   goes through hypothesis, so failures shrink towards a short plain stream;
@@ -37,18 +37,19 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.wire.openai_chat.streams import (
+from tests.support.streams import (
+    DEFAULT_LIMITS,
     REFUSAL_TOKENS,
     TEXT_TOKENS,
     TOOL_NAMES,
     Chooser,
+    DrawChooser,
     Limits,
-    _DrawChooser,
-    _json_object,
-    _pieces,
-    _RandomChooser,
-    _serialise_arguments,
-    _token,
+    RandomChooser,
+    delta_pieces,
+    json_object,
+    serialise_arguments,
+    token,
 )
 
 __all__ = [
@@ -127,8 +128,6 @@ class ResponsesStream:
         return tuple(i for i in self.items if i.kind == "function_call")
 
 
-DEFAULT_LIMITS = Limits()
-
 # fmt: off
 SUMMARY_TOKENS: tuple[str, ...] = (
     "**Planning**", "\n\n", "I", " need", " to", " call", " the", " tool", ".", " The",
@@ -154,7 +153,7 @@ def build_stream(c: Chooser, limits: Limits = DEFAULT_LIMITS) -> ResponsesStream
     style = c.choice(STYLES)
     filler = random.Random(c.integer(0, 2**32 - 1))  # ids, blobs: no shrinking value
     hexid = "0123456789abcdef"
-    response_id = "resp_" + _token(filler, 50, hexid)
+    response_id = "resp_" + token(filler, 50, hexid)
     encrypted_on = style["reasoning"] and c.chance(0.6)
     status = "completed"
     reason: str | None = None
@@ -166,14 +165,14 @@ def build_stream(c: Chooser, limits: Limits = DEFAULT_LIMITS) -> ResponsesStream
 
     def reasoning_item() -> None:
         parts = [_text(c, SUMMARY_TOKENS, 1, 12) for _ in range(c.integer(0, 3))]
-        plan.append({"kind": "reasoning", "id": "rs_" + _token(filler, 50, hexid), "parts": parts})
+        plan.append({"kind": "reasoning", "id": "rs_" + token(filler, 50, hexid), "parts": parts})
 
     def message(vocab: tuple[str, ...], *, phase: str | None, refusal: bool = False) -> None:
         tokens = _text(c, vocab, 1, limits.max_text_tokens)
         plan.append(
             {
                 "kind": "message",
-                "id": "msg_" + _token(filler, 50, hexid),
+                "id": "msg_" + token(filler, 50, hexid),
                 "tokens": tokens,
                 "phase": phase if style["phase"] else None,
                 "refusal": refusal,
@@ -192,16 +191,16 @@ def build_stream(c: Chooser, limits: Limits = DEFAULT_LIMITS) -> ResponsesStream
         for k in range(n_calls):
             if k and style["reasoning"] and c.chance(0.3):
                 reasoning_item()  # reasoning between calls (QUIRKS F4)
-            value = _json_object(c, limits, 0)
-            text = _serialise_arguments(c, value)
+            value = json_object(c, limits, 0)
+            text = serialise_arguments(c, value)
             plan.append(
                 {
                     "kind": "function_call",
-                    "id": "fc_" + _token(filler, 50, hexid),
-                    "call_id": "call_" + _token(filler, 24),
+                    "id": "fc_" + token(filler, 50, hexid),
+                    "call_id": "call_" + token(filler, 24),
                     "name": c.choice(TOOL_NAMES),
                     "value": value,
-                    "pieces": _pieces(c, text),
+                    "pieces": delta_pieces(c, text),
                     "deltas": c.chance(0.9),
                 }
             )
@@ -222,7 +221,7 @@ def build_stream(c: Chooser, limits: Limits = DEFAULT_LIMITS) -> ResponsesStream
                     "reasoning",
                     p["id"],
                     summaries=tuple(parts),
-                    encrypted="gAAAAA" + _token(filler, 40) if encrypted_on else None,
+                    encrypted="gAAAAA" + token(filler, 40) if encrypted_on else None,
                     truncated=last,
                 )
             )
@@ -268,7 +267,7 @@ def build_stream(c: Chooser, limits: Limits = DEFAULT_LIMITS) -> ResponsesStream
 
     def emit(payload: dict[str, Any], *, obfuscate: bool = False) -> None:
         if obfuscate and style["obfuscation"]:
-            payload["obfuscation"] = _token(filler, filler.randint(1, 15))
+            payload["obfuscation"] = token(filler, filler.randint(1, 15))
         payload["sequence_number"] = len(events)
         events.append(payload)
 
@@ -288,7 +287,7 @@ def build_stream(c: Chooser, limits: Limits = DEFAULT_LIMITS) -> ResponsesStream
                     "id": spec.id,
                     "type": "reasoning",
                     "content": [],
-                    "encrypted_content": "gAAAAA" + _token(filler, 24),
+                    "encrypted_content": "gAAAAA" + token(filler, 24),
                     "summary": [],
                 }
             emit({"type": "response.output_item.added", "item": added, "output_index": index})
@@ -549,12 +548,12 @@ def _usage(c: Chooser, filler: random.Random, style: dict[str, Any]) -> dict[str
 @st.composite
 def responses_streams(draw: st.DrawFn, limits: Limits = DEFAULT_LIMITS) -> ResponsesStream:
     """Hypothesis strategy: realistic OpenAI Responses streams."""
-    return build_stream(_DrawChooser(draw), limits)
+    return build_stream(DrawChooser(draw), limits)
 
 
 def generate_stream(seed: int, limits: Limits = DEFAULT_LIMITS) -> ResponsesStream:
     """The stream for ``seed``: deterministic (same seed, same bytes), for benchmarks."""
-    return build_stream(_RandomChooser(random.Random(seed)), limits)
+    return build_stream(RandomChooser(random.Random(seed)), limits)
 
 
 def generate_body(seed: int, limits: Limits = DEFAULT_LIMITS) -> bytes:

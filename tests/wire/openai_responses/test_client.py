@@ -12,7 +12,7 @@ import pytest
 
 import llmkit
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeRequest, FakeToolCall
-from tests.clients import Run, run_async, run_sync
+from tests.support.clients import Run, run_async, run_sync
 
 API = "openai-responses"
 WEATHER = llmkit.Tool(

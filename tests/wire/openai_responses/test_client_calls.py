@@ -14,8 +14,8 @@ from openai.types.responses import ResponseOutputItem
 from pydantic import TypeAdapter
 
 import llmkit
-from tests.helpers import replay
-from tests.sdk import RESPONSES_PARAMS, unknown_keys
+from tests.support.helpers import replay
+from tests.support.sdk import RESPONSES_PARAMS, unknown_keys
 
 MODEL = llmkit.Model(provider="openai", id="gpt-5", api="openai-responses", reasoning=True)
 OUTPUT_ITEM: TypeAdapter[Any] = TypeAdapter(ResponseOutputItem)

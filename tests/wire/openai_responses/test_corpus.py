@@ -28,7 +28,7 @@ import pytest
 import llmkit
 from llmkit._wire.openai_responses.decode import KNOWN_HOSTED
 from llmkit.testing import FakeError, FakeProvider
-from tests.corpus import (
+from tests.support.corpus import (
     CorpusSkip,
     Exchange,
     corpus_files,

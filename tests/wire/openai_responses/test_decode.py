@@ -1,5 +1,5 @@
 """Named regressions for the Responses decoder: the cases neither the recordings nor the
-generator pin exactly. Every body is also replayed re-chunked (``tests.helpers.replay``)."""
+generator pin exactly. Every body is also replayed re-chunked (``tests.support.helpers.replay``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import llmkit
-from tests.helpers import kinds, replay
+from tests.support.helpers import kinds, replay
 
 MODEL = llmkit.Model(provider="openai", id="gpt-5", api="openai-responses", reasoning=True)
 RESPONSE = {"id": "resp_1", "object": "response", "status": "in_progress", "output": []}

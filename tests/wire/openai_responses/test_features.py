@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from functools import partial
 
 from pydantic import BaseModel
 
 import llmkit
-from tests.helpers import consume
-from tests.sdk import RESPONSES_PARAMS, unknown_keys
+from tests.support.bodies import sent
+from tests.support.sdk import RESPONSES_PARAMS
 
 MODEL = llmkit.get_model("openai", "gpt-6.1-sol")  # explicit breakpoints, pdf input
 OLDER = MODEL.model_copy(update={"cache_points": False})
@@ -32,14 +32,7 @@ SEARCH_ITEM = {
 }
 
 
-def body_of(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[dict[str, Any], list[llmkit.Diagnostic]]:
-    request = llmkit.build_request(model, context, api_key="sk-test", **options)
-    body = json.loads(request.content)
-    consume(RESPONSES_PARAMS.validate_python(body))
-    assert unknown_keys(RESPONSES_PARAMS, body) == []
-    return body, request.extensions["llmkit.diagnostics"]
+body_of = partial(sent, RESPONSES_PARAMS)
 
 
 class Answer(BaseModel):

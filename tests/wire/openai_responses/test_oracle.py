@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from openai._models import construct_type
 from openai._streaming import SSEDecoder  # private, but it is exactly what openai.Stream runs
@@ -39,21 +37,23 @@ from openai.lib.streaming.responses import ResponseStreamState
 from openai.types.responses import ResponseStreamEvent
 
 import llmkit
-from tests.chunking import cut_points, split
-from tests.helpers import prefix_consistent, same_json
+from tests.support.chunking import cut_points, split
+from tests.support.helpers import prefix_consistent, same_json
+from tests.support.oracle import (
+    Run,
+    event_cuts,
+    event_key,
+    oracle_examples,
+    oracle_settings,
+    read_with_llmkit,
+)
 from tests.wire.openai_responses.streams import ResponsesStream, responses_streams
 
 MODEL = llmkit.Model(
     provider="openai", id="gpt-5", api="openai-responses", reasoning=True, strict_tools=True
 )
-EXAMPLES = int(os.environ.get("LLMKIT_ORACLE_EXAMPLES", "150"))
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+EXAMPLES = oracle_examples(150)
+SETTINGS = oracle_settings(EXAMPLES)
 
 
 @dataclass(frozen=True)
@@ -98,27 +98,6 @@ def sdk_read(chunks: list[bytes]) -> Sdk:
                 final = ev.response
     assert final is not None
     return Sdk(final, dict(texts), dict(args))
-
-
-@dataclass
-class Run:
-    events: list[llmkit.Event]
-    message: llmkit.AssistantMessage
-    partials: list[Any]
-
-
-def run_llmkit(chunks: list[bytes], *, read_on_time: bool) -> Run:
-    events: list[llmkit.Event] = []
-    partials: list[Any] = []
-    for ev in llmkit.parse_stream(MODEL, chunks):
-        events.append(ev)
-        if read_on_time and isinstance(ev, llmkit.ToolCallDelta):
-            partials.append(ev.partial_arguments)
-    if not read_on_time:
-        partials = [e.partial_arguments for e in events if isinstance(e, llmkit.ToolCallDelta)]
-    last = events[-1]
-    assert isinstance(last, llmkit.Done), f"stream ended with {last!r}"
-    return Run(events, last.message, partials)
 
 
 # --------------------------------------------------------------------------- the checks
@@ -278,21 +257,11 @@ def check_event_contract(run: Run) -> None:
         assert prefix_consistent(partial, final.arguments), (partial, final.arguments)
 
 
-def event_key(ev: llmkit.Event) -> Any:
-    if isinstance(ev, (llmkit.Done, llmkit.ErrorEvent)):
-        return (ev.type, ev.message.model_dump())
-    return ev
-
-
-def event_cuts(body: bytes) -> tuple[int, ...]:
-    return tuple(m.end() for m in re.finditer(rb"\r?\n\r?\n", body) if m.end() < len(body))
-
-
 def check_stream(stream: ResponsesStream, cuts_a: tuple[int, ...], cuts_b: tuple[int, ...]) -> None:
     chunks_a = split(stream.body, cuts_a)
-    run_a = run_llmkit(chunks_a, read_on_time=True)
-    run_b = run_llmkit(split(stream.body, cuts_b), read_on_time=False)
-    run_c = run_llmkit(split(stream.body, event_cuts(stream.body)), read_on_time=True)
+    run_a = read_with_llmkit(MODEL, chunks_a, read_on_time=True)
+    run_b = read_with_llmkit(MODEL, split(stream.body, cuts_b), read_on_time=False)
+    run_c = read_with_llmkit(MODEL, split(stream.body, event_cuts(stream.body)), read_on_time=True)
     sdk = sdk_read(chunks_a)
     for run in (run_a, run_b, run_c):
         check_event_contract(run)

@@ -5,16 +5,18 @@ and compared with the requests the upstream projects really sent (and the API ac
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
 import llmkit
-from tests.corpus import FIXTURES as FIXTURES_DIR
-from tests.corpus import load_exchanges
-from tests.helpers import consume
-from tests.sdk import RESPONSES_PARAMS
+from tests.support.bodies import sent_kinds
+from tests.support.corpus import FIXTURES as FIXTURES_DIR
+from tests.support.corpus import load_exchanges
+from tests.support.helpers import consume
+from tests.support.sdk import RESPONSES_PARAMS
 
 MODEL = llmkit.Model(
     provider="openai",
@@ -39,13 +41,7 @@ WEATHER = llmkit.Tool(
 )
 
 
-def body_of(
-    model: llmkit.Model, context: llmkit.Context, **options: Any
-) -> tuple[dict[str, Any], list[str]]:
-    request = llmkit.build_request(model, context, api_key="sk-test", **options)
-    body = json.loads(request.content)
-    consume(RESPONSES_PARAMS.validate_python(body))  # the SDK's own request type accepts it
-    return body, [d.kind for d in request.extensions["llmkit.diagnostics"]]
+body_of = partial(sent_kinds, RESPONSES_PARAMS)
 
 
 def call(id: str, name: str = "get_weather", **kw: Any) -> llmkit.ToolCall:

@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parent.parent / "fixtures"
 
 # Wire APIs whose SSE streams end with ``data: [DONE]`` (rebuilt for format F1 captures).
 _DONE_WIRES = ("openai-chat", "openai-compatible")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-UI_DIR = Path(__file__).parent / "ui"
+UI_DIR = Path(__file__).parent.parent / "ui"
 REQUIRED = os.environ.get("LLMKIT_REQUIRE_NODE") == "1"
 
 
