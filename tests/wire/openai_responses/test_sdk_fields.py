@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import llmkit
-from tests.helpers import kinds, replay
-from tests.sdk import RESPONSES_PARAMS, unknown_keys
+from tests.support.helpers import kinds, replay
+from tests.support.sdk import RESPONSES_PARAMS, unknown_keys
 from tests.wire.openai_responses.test_decode import MODEL, RESPONSE, USAGE, completed, sse
 
 SNAPSHOT = "gpt-5-2025-08-07"
