@@ -1,17 +1,21 @@
 """What OpenTelemetry instrumentation costs a call (docs/observability.md).
 
-Three set-ups, each in a fresh process (OpenTelemetry's global providers can be set once):
+Set-ups, each in a fresh process (OpenTelemetry's global providers can be set once):
 
-- ``sdk``: the OTel SDK configured (a ``TracerProvider`` with a ``BatchSpanProcessor`` into an
-  exporter that drops everything, a ``MeterProvider`` whose reader aggregates): every call
-  records its span and metrics;
+- ``sdk``: the OTel SDK configured as in production, with exporters that drop everything: a
+  ``TracerProvider`` with a ``BatchSpanProcessor`` (spans exported off the call path) and a
+  ``MeterProvider`` with a ``PeriodicExportingMetricReader`` (every 60 s): every call records
+  its span and metrics;
 - ``api``: ``opentelemetry-api`` installed, no SDK configured (the API's no-ops);
+- ``sdk-simple`` (``--setups``, not in the scenario): ``sdk`` with a ``SimpleSpanProcessor``,
+  which exports each span inline as it ends (what console-exporter examples use);
 
 and in each, calls with ``telemetry=False`` beside calls with telemetry on, interleaved. The
 calls are ``llmkit.complete`` of an OpenAI Chat stream of ``--events`` text deltas, served
 (``--server``) from memory by an ``httpx.MockTransport`` (no socket: the ratio is llmkit's own
 cost, the least favourable view) or over loopback HTTP by llmkit's fake provider in another
-process (a connection per call, as llmkit's default client makes them).
+process (a connection per call, as llmkit's default client makes them); ``--body json``
+serves the same reply from memory as one JSON body (not streamed).
 
 Two measures:
 
@@ -44,6 +48,25 @@ SETUPS = ("sdk", "api")
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
+def _json_body(events: int) -> bytes:
+    """The same reply not streamed: one OpenAI Chat completion object."""
+    return json.dumps(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "model": "gpt-4.1-mini",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "word " * events},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 20, "completion_tokens": events},
+        }
+    ).encode()
+
+
 def _body(events: int) -> list[bytes]:
     """An OpenAI Chat stream of ``events`` text deltas, cut into 512-byte writes."""
     chunk = (
@@ -62,14 +85,26 @@ def _body(events: int) -> list[bytes]:
 
 
 def _setup(kind: str) -> None:
-    if kind != "sdk":
+    """Configure the global providers for one set-up (``api``: none). ``sdk`` is what an
+    application runs in production, with exporters that drop everything: a ``BatchSpanProcessor``
+    (spans exported off the call path, by its worker thread) and a
+    ``PeriodicExportingMetricReader`` (collection every 60 s, by its own thread; under
+    callgrind ``LLMKIT_BENCH_METRIC_INTERVAL_MS`` pushes it out of the measured window: one
+    collection a minute is shared by every call of that minute). ``sdk-simple`` exports each
+    span inline with a ``SimpleSpanProcessor``, as console-exporter examples do."""
+    if kind == "api":
         return
     from opentelemetry import metrics, trace
     from opentelemetry.sdk.metrics import MeterProvider
-    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.metrics.export import (
+        MetricExporter,
+        MetricExportResult,
+        PeriodicExportingMetricReader,
+    )
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import (
         BatchSpanProcessor,
+        SimpleSpanProcessor,
         SpanExporter,
         SpanExportResult,
     )
@@ -78,10 +113,23 @@ def _setup(kind: str) -> None:
         def export(self, spans: Any) -> SpanExportResult:
             return SpanExportResult.SUCCESS
 
+    class DroppedMetrics(MetricExporter):
+        def export(self, metrics_data: Any, timeout_millis: float = 0, **kwargs: Any) -> Any:
+            return MetricExportResult.SUCCESS
+
+        def force_flush(self, timeout_millis: float = 0) -> bool:
+            return True
+
+        def shutdown(self, timeout_millis: float = 0, **kwargs: Any) -> None:
+            pass
+
     provider = TracerProvider()
-    provider.add_span_processor(BatchSpanProcessor(Dropped()))
+    processor = SimpleSpanProcessor if kind == "sdk-simple" else BatchSpanProcessor
+    provider.add_span_processor(processor(Dropped()))
     trace.set_tracer_provider(provider)
-    metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
+    interval = float(os.environ.get("LLMKIT_BENCH_METRIC_INTERVAL_MS", 60_000))
+    reader = PeriodicExportingMetricReader(DroppedMetrics(), export_interval_millis=interval)
+    metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
 
 
 def serve(events: int) -> None:
@@ -95,14 +143,20 @@ def serve(events: int) -> None:
         sys.stdin.read()
 
 
-def _caller(events: int, base_url: str | None) -> Any:
+def _caller(events: int, base_url: str | None, body_kind: str = "sse") -> Any:
+    """A ``complete`` call, served from memory (``base_url`` None) with a stream of
+    ``events`` deltas, or with the same reply as one JSON body (``body_kind="json"``: a
+    provider that answered without streaming), or by the loopback server at ``base_url``."""
     import httpx
 
     import llmkit
 
     body = _body(events)
+    whole = _json_body(events)
 
     def handler(request: httpx.Request) -> httpx.Response:
+        if body_kind == "json":
+            return httpx.Response(200, headers={"content-type": "application/json"}, content=whole)
         return httpx.Response(
             200, headers={"content-type": "text/event-stream"}, content=iter(body)
         )
@@ -126,11 +180,11 @@ def _caller(events: int, base_url: str | None) -> Any:
 
 
 def child_throughput(
-    kind: str, calls: int, events: int, reps: int, base_url: str | None
+    kind: str, calls: int, events: int, reps: int, base_url: str | None, body: str = "sse"
 ) -> dict[str, float]:
     """Calls per second with telemetry off and on, median of interleaved rounds."""
     _setup(kind)
-    call = _caller(events, base_url)
+    call = _caller(events, base_url, body)
     for on in (False, True):  # warm up: imports, the first tracer and instruments
         call(on)
     rounds: dict[str, list[float]] = {"off": [], "on": []}
@@ -143,26 +197,31 @@ def child_throughput(
     return {label: statistics.median(values) for label, values in rounds.items()}
 
 
-def child_calls(kind: str, telemetry: bool, calls: int, events: int, base_url: str | None) -> None:
+def child_calls(
+    kind: str, telemetry: bool, calls: int, events: int, base_url: str | None, body: str
+) -> None:
     """``calls`` calls (after one warm-up): the program callgrind counts."""
     _setup(kind)
-    call = _caller(events, base_url)
+    call = _caller(events, base_url, body)
     call(telemetry)
     for _ in range(calls):
         call(telemetry)
 
 
-def _instructions(kind: str, telemetry: bool, calls: int, events: int, url: str | None) -> int:
+def _instructions(
+    kind: str, telemetry: bool, calls: int, events: int, url: str | None, body: str
+) -> int:
     proc = subprocess.run(
         [
             *("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"),
             *(sys.executable, __file__, "--child-calls", kind, str(int(telemetry))),
-            *(str(calls), str(events), url or "-"),
+            *(str(calls), str(events), url or "-", body),
         ],
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "PYTHONHASHSEED": "0"},  # the same dict and set layouts every run
+        # The same dict and set layouts every run; no metric collection while counting.
+        env={**os.environ, "PYTHONHASHSEED": "0", "LLMKIT_BENCH_METRIC_INTERVAL_MS": "3.6e6"},
     )
     found = _COLLECTED.search(proc.stderr)
     if proc.returncode != 0 or found is None:
@@ -170,7 +229,9 @@ def _instructions(kind: str, telemetry: bool, calls: int, events: int, url: str 
     return int(found.group(1))
 
 
-def callgrind(setups: list[str], events: int, low: int, high: int, url: str | None) -> None:
+def callgrind(
+    setups: list[str], events: int, low: int, high: int, url: str | None, body: str = "sse"
+) -> None:
     print(
         f"instructions per call ({events} events a stream), and per event (calls of 50/250 events)"
     )
@@ -179,14 +240,14 @@ def callgrind(setups: list[str], events: int, low: int, high: int, url: str | No
     for kind in setups:
         row: dict[str, float] = {}
         for label, on in (("off", False), ("on", True)):
-            i_low = _instructions(kind, on, low, events, url)
-            i_high = _instructions(kind, on, high, events, url)
+            i_low = _instructions(kind, on, low, events, url, body)
+            i_high = _instructions(kind, on, high, events, url, body)
             row[label] = (i_high - i_low) / (high - low)
             if url is not None:  # the server's stream length is fixed: no per-event figure
                 row[label + "/event"] = float("nan")
                 continue
-            e_low = _instructions(kind, on, low, 50, url)
-            e_high = _instructions(kind, on, low, 250, url)
+            e_low = _instructions(kind, on, low, 50, url, body)
+            e_high = _instructions(kind, on, low, 250, url, body)
             row[label + "/event"] = (e_high - e_low) / (200 * (low + 1))
         print(
             f"| {kind} | {row['off']:,.0f} | {row['on']:,.0f} | {row['on'] / row['off']:.3f} "
@@ -194,12 +255,14 @@ def callgrind(setups: list[str], events: int, low: int, high: int, url: str | No
         )
 
 
-def _rates(kind: str, calls: int, events: int, reps: int, url: str | None) -> dict[str, float]:
+def _rates(
+    kind: str, calls: int, events: int, reps: int, url: str | None, body: str = "sse"
+) -> dict[str, float]:
     """One set-up's calls per second, off and on, from a fresh process."""
     proc = subprocess.run(
         [
             *(sys.executable, __file__, "--child", kind),
-            *(f"--calls={calls}", f"--events={events}", f"--reps={reps}"),
+            *(f"--calls={calls}", f"--events={events}", f"--reps={reps}", f"--body={body}"),
             *([f"--url={url}"] if url else []),
         ],
         capture_output=True,
@@ -259,9 +322,9 @@ def section(result: dict[str, Any]) -> str:
         f"calls per second (median of {result['reps']} interleaved rounds of "
         f"{result['calls']} calls; `benchmarks/telemetry.py`): `telemetry=False`, and "
         "telemetry on with `opentelemetry-api` and no SDK configured (*API only*), and with "
-        "the SDK configured, a batch span processor into an exporter that drops everything "
-        "and an aggregating metric reader (*SDK*). Each set-up runs in a fresh process and is "
-        "compared with `telemetry=False` in that process. *In memory*: an "
+        "the SDK configured as in production, a batch span processor and a periodic metric "
+        "reader, each into an exporter that drops everything (*SDK*). Each set-up runs in a "
+        "fresh process and is compared with `telemetry=False` in that process. *In memory*: an "
         "`httpx.MockTransport`, no socket (llmkit's own cost, the least favourable view); "
         "*loopback*: llmkit's fake provider in another process. Targets: API only ≥ 0.99, "
         "SDK ≥ 0.95 of the `telemetry=False` rate.",
@@ -287,11 +350,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--events", type=int, default=100, help="text deltas per stream")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--server", choices=("memory", "loopback"), default="memory")
+    parser.add_argument(
+        "--body",
+        choices=("sse", "json"),
+        default="sse",
+        help="in memory: a stream (sse) or the same reply not streamed (json)",
+    )
     parser.add_argument("--callgrind", action="store_true")
     parser.add_argument("--low", type=int, default=20, help="callgrind: the smaller call count")
     parser.add_argument("--high", type=int, default=120, help="callgrind: the larger call count")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("--child-calls", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument("--child-calls", nargs=6, help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -300,14 +369,19 @@ def main(argv: list[str] | None = None) -> None:
         serve(args.events)
         return
     if args.child:
-        rates = child_throughput(args.child, args.calls, args.events, args.reps, args.url)
+        rates = child_throughput(
+            args.child, args.calls, args.events, args.reps, args.url, args.body
+        )
         print(json.dumps(rates))
         return
     if args.child_calls:
-        kind, on, calls, events, url = args.child_calls
-        child_calls(kind, on == "1", int(calls), int(events), None if url == "-" else url)
+        kind, on, calls, events, url, body = args.child_calls
+        url_or_none = None if url == "-" else url
+        child_calls(kind, on == "1", int(calls), int(events), url_or_none, body)
         return
     if args.server == "loopback":
+        if args.body != "sse":
+            parser.error("--body json: in memory only (the fake provider streams when asked to)")
         with _Loopback(args.events) as args.url:
             _measure(args)
     else:
@@ -317,14 +391,16 @@ def main(argv: list[str] | None = None) -> None:
 def _measure(args: argparse.Namespace) -> None:
     setups = args.setups.split(",")
     if args.callgrind:
-        callgrind(setups, args.events, args.low, args.high, args.url)
+        callgrind(setups, args.events, args.low, args.high, args.url, args.body)
         return
     where = "over loopback HTTP" if args.url else "in memory"
+    if args.body == "json":
+        where += ", not streamed"
     print(f"calls per second ({args.events} events a stream {where}, median of {args.reps} rounds)")
     print("| set-up | telemetry=False | telemetry on | on / off |")
     print("| --- | ---: | ---: | ---: |")
     for kind in setups:
-        rates = _rates(kind, args.calls, args.events, args.reps, args.url)
+        rates = _rates(kind, args.calls, args.events, args.reps, args.url, args.body)
         ratio = rates["on"] / rates["off"]
         print(f"| {kind} | {rates['off']:,.0f} | {rates['on']:,.0f} | {ratio:.3f} |")
 

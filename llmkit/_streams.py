@@ -439,9 +439,10 @@ def _events(x: Exchange) -> Iterator[Event]:
             chunks = x.decoded(response.iter_raw())
         else:  # already read (a mock transport's), or a coding httpx decodes
             chunks = response.iter_bytes()
-        if x.telemetry is not None:  # its time to the first chunk; no work per chunk off
+        json_body = x.is_json()  # not a stream: no time to a first chunk (GenAI conventions)
+        if x.telemetry is not None and not json_body:  # a stream's first chunk timed, once
             chunks = x.telemetry.timed(chunks)
-        if x.is_json():
+        if json_body:
             whole = Bounded(x._max_event_size)
             for chunk in chunks:
                 if not whole.add(chunk):
@@ -497,9 +498,10 @@ async def _aevents(x: Exchange) -> AsyncIterator[Event]:
         # The first read comes before the loops: the call's time to the first chunk is taken
         # here, once (no wrapper around the body: no work per chunk, telemetry on or off).
         chunk = await next_chunk(chunks)
-        if x.telemetry is not None and chunk is not None:
+        json_body = x.is_json()  # not a stream: no time to a first chunk (GenAI conventions)
+        if x.telemetry is not None and chunk is not None and not json_body:
             x.telemetry.first_chunk()
-        if x.is_json():
+        if json_body:
             whole = Bounded(x._max_event_size)
             while chunk is not None:
                 if not whole.add(chunk):

@@ -71,6 +71,14 @@ _TOKEN_BUCKETS = [
     1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
 ]  # fmt: skip
 
+# The request options as span attributes (the ones a wire can drop).
+_OPTIONS = {
+    "max_tokens": "gen_ai.request.max_tokens",
+    "temperature": "gen_ai.request.temperature",
+    "top_p": "gen_ai.request.top_p",
+    "stop": "gen_ai.request.stop_sequences",
+}
+
 # The output messages' finish_reason where the conventions' vocabulary names it differently.
 _FINISH = {"tool_use": "tool_call", "refusal": "content_filter"}
 
@@ -245,7 +253,7 @@ class Call:
             attrs = self._metric_attrs
             name = f"{attrs['gen_ai.operation.name']} {self._model.id}"
             # Given at the start, where a sampler sees them (and set in one go).
-            attributes = {**attrs, **self._request_attributes()}
+            attributes = self._request_attributes()
             span = self._tracer.start_span(name, kind=otel.client_kind, attributes=attributes)
             self._span = span
             self._token = otel.context.attach(otel.trace.set_span_in_context(span))
@@ -283,46 +291,61 @@ class Call:
         self._start = None
         duration = time.perf_counter() - start
         self.sent()
-        span, self._span = self._span, None
-        recording = span is not None and span.is_recording()
-        attrs = dict(self._metric_attrs)
-        ended: dict[str, Any] = {}  # the span's attributes from the end, set in one go
+        aborted = False
         if message is not None:
             if message.stop_reason != "error":
                 error = None  # an abort is the caller's choice, not a failure
-            if message.model:
-                attrs["gen_ai.response.model"] = message.model
-            if recording:
-                ended = self._response_attributes(message)
         elif error is not None and not isinstance(error, Exception):
-            ended["gen_ai.response.finish_reasons"] = ["aborted"]  # cancelled while sending
+            aborted = True  # cancelled while sending
             error = None
         error_type = type(error).__name__ if isinstance(error, Exception) else None
-        if error_type is not None:
-            attrs["error.type"] = error_type
-            ended["error.type"] = error_type
         ttfc = None if self._first is None else self._first - start
-        if ttfc is not None:
-            ended["gen_ai.response.time_to_first_chunk"] = ttfc
-        if recording:
-            span.set_attributes(ended)
-            if error_type is not None:
-                trace = self._otel.trace
-                span.set_status(trace.Status(trace.StatusCode.ERROR, error_type))
+        span, self._span = self._span, None
         if span is not None:
+            if span.is_recording():
+                self._end_span(span, message, error_type, ttfc, aborted)
             span.end()
         if self._instruments is not None:
-            self._record(attrs, duration, ttfc, message)
+            self._record(duration, ttfc, message, error_type)
+
+    def _end_span(
+        self,
+        span: Any,
+        message: AssistantMessage | None,
+        error_type: str | None,
+        ttfc: float | None,
+        aborted: bool,
+    ) -> None:
+        """The span's attributes from the end, set in one go, and its error status."""
+        if message is not None:
+            ended = self._response_attributes(message)
+        else:
+            ended = {"gen_ai.response.finish_reasons": ["aborted"]} if aborted else {}
+        if error_type is not None:
+            ended["error.type"] = error_type
+        if ttfc is not None:
+            ended["gen_ai.response.time_to_first_chunk"] = ttfc
+        span.set_attributes(ended)
+        if error_type is not None:
+            trace = self._otel.trace
+            span.set_status(trace.Status(trace.StatusCode.ERROR, error_type))
 
     def _record(
         self,
-        attrs: dict[str, Any],
         duration: float,
         ttfc: float | None,
         message: AssistantMessage | None,
+        error_type: str | None,
     ) -> None:
+        """The metrics. A dictionary given to the SDK is never changed afterwards (an SDK may
+        keep it): the ones with more attributes are copies."""
         assert self._instruments is not None
         duration_hist, tokens_hist, first_hist = self._instruments
+        attrs = self._metric_attrs
+        if message is not None and message.model:
+            attrs = {**attrs, "gen_ai.response.model": message.model}
+        if error_type is not None:
+            attrs = {**attrs, "error.type": error_type}
         duration_hist.record(duration, attrs)
         if ttfc is not None:
             first_hist.record(ttfc, attrs)
@@ -335,24 +358,28 @@ class Call:
     # -- attributes ------------------------------------------------------------------------
 
     def _request_attributes(self) -> dict[str, Any]:
-        """The options as sent: one a wire dropped (``option_unsupported``) is left out, a
-        limit it filled in or changed is the one sent."""
+        """The span's attributes at its start: the metrics' ones and the options as sent (one
+        a wire dropped, ``option_unsupported``, is left out; a limit it filled in or changed
+        is the one sent)."""
         body = self._body
-        diagnostics = self._request.extensions.get("llmkit.diagnostics", ())
-        dropped = {d.details.get("option") for d in diagnostics if d.kind == "option_unsupported"}
-        out: dict[str, Any] = {}
-        for option, name, value in (
-            ("max_tokens", "gen_ai.request.max_tokens", body.max_tokens),
-            ("temperature", "gen_ai.request.temperature", body.temperature),
-            ("top_p", "gen_ai.request.top_p", body.top_p),
-            ("stop", "gen_ai.request.stop_sequences", body.stop),
-        ):
-            if value is not None and option not in dropped:
-                out[name] = value
-        for d in diagnostics:
-            sent = d.details.get("sent")
-            if d.details.get("option") == "max_tokens" and isinstance(sent, int):
-                out["gen_ai.request.max_tokens"] = sent
+        out = dict(self._metric_attrs)
+        if body.max_tokens is not None:
+            out["gen_ai.request.max_tokens"] = body.max_tokens
+        if body.temperature is not None:
+            out["gen_ai.request.temperature"] = body.temperature
+        if body.top_p is not None:
+            out["gen_ai.request.top_p"] = body.top_p
+        if body.stop is not None:
+            out["gen_ai.request.stop_sequences"] = body.stop
+        diagnostics = self._request.extensions.get("llmkit.diagnostics")
+        if diagnostics:
+            for d in diagnostics:
+                if d.kind == "option_unsupported" and d.details.get("option") in _OPTIONS:
+                    out.pop(_OPTIONS[d.details["option"]], None)
+            for d in diagnostics:
+                sent = d.details.get("sent")
+                if d.details.get("option") == "max_tokens" and isinstance(sent, int):
+                    out["gen_ai.request.max_tokens"] = sent
         if body.response_format is not None:
             out["gen_ai.output.type"] = "json"
         if self.capture:
@@ -366,15 +393,16 @@ class Call:
         if message.model:
             out["gen_ai.response.model"] = message.model
         usage = message.usage
-        for name, value in (
-            ("gen_ai.usage.input_tokens", usage.input),
-            ("gen_ai.usage.output_tokens", usage.output),
-            ("gen_ai.usage.cache_read.input_tokens", usage.cache_read),
-            ("gen_ai.usage.cache_creation.input_tokens", usage.cache_write),
-            ("gen_ai.usage.reasoning.output_tokens", usage.reasoning),
-        ):
-            if value is not None:
-                out[name] = value
+        if usage.input is not None:
+            out["gen_ai.usage.input_tokens"] = usage.input
+        if usage.output is not None:
+            out["gen_ai.usage.output_tokens"] = usage.output
+        if usage.cache_read is not None:
+            out["gen_ai.usage.cache_read.input_tokens"] = usage.cache_read
+        if usage.cache_write is not None:
+            out["gen_ai.usage.cache_creation.input_tokens"] = usage.cache_write
+        if usage.reasoning is not None:
+            out["gen_ai.usage.reasoning.output_tokens"] = usage.reasoning
         if self.capture:
             out["gen_ai.output.messages"] = _json([_message(message)])
         return out

@@ -278,6 +278,52 @@ def test_an_http_error_ends_the_span_in_error(
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_a_reply_not_streamed_has_no_time_to_first_chunk(otel: type[Exported], mode: str) -> None:
+    # A server may answer the streamed request with one JSON body: the conventions report the
+    # time to the first chunk for streaming calls only (metric and span attribute), the rest
+    # as for a stream.
+    import httpx
+
+    whole = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": "gpt-4.1-mini",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "Hi"}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 7, "completion_tokens": 2},
+    }
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=whole)
+
+    transport = httpx.MockTransport(answer)
+    client = (
+        httpx.AsyncClient(transport=transport)
+        if mode[0] == "a"
+        else httpx.Client(transport=transport)
+    )
+    model = llmkit.Model(
+        provider="openai", id="gpt-4.1-mini", api="openai-chat", base_url="http://api.invalid/v1"
+    )
+    message = ask(mode, model, context(), api_key="k", client=client)
+    assert message.text == "Hi" and message.usage.output == 2
+    attrs = dict(one_span().attributes or {})
+    assert ga.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK not in attrs
+    assert attrs[ga.GEN_AI_USAGE_OUTPUT_TOKENS] == 2
+    assert attrs[ga.GEN_AI_RESPONSE_FINISH_REASONS] == ("stop",)
+    data = Exported.reader.get_metrics_data()
+    names = {
+        m.name
+        for r in data.resource_metrics  # type: ignore[union-attr]
+        for s in r.scope_metrics
+        for m in s.metrics
+        if m.data.data_points
+    }
+    assert names == {gm.GEN_AI_CLIENT_OPERATION_DURATION, gm.GEN_AI_CLIENT_TOKEN_USAGE}
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_retries_are_inside_the_one_span(otel: type[Exported], mode: str) -> None:
     script = [FakeError(429, headers={"retry-after-ms": "1"}), FakeReply("Second try.")]
     with FakeProvider(script) as fake:
