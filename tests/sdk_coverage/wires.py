@@ -112,6 +112,7 @@ RESPONSES_ITEM_OF = {
     "response.file_search_call.": ("file_search_call", None),
     "response.web_search_call.": ("web_search_call", None),
     "response.image_generation_call.": ("image_generation_call", None),
+    "response.shell_call_output_content.": ("shell_call_output", None),  # the output item's
     "response.shell_call_": ("shell_call", None),
 }
 RESPONSES_TERMINAL = {"response.completed", "response.failed", "response.incomplete", "error"}
@@ -155,7 +156,7 @@ def _responses_probes() -> Iterator[Probe]:
 
     def skip_stream(path: str) -> bool:
         head = path.split(".")[0]
-        if _framing(path):
+        if _framing(path) or path.rsplit(".", 1)[-1] == "obfuscation":  # random padding
             return True
         if (
             head == "response" and "." in path

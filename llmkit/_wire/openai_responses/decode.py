@@ -9,7 +9,9 @@ Two pure halves, no I/O and no JSON repair:
 Everything is keyed by ``output_index``: argument deltas carry no ``call_id``, which comes only
 on ``response.output_item.added`` (QUIRKS F5), and some servers rotate ``item_id`` between the
 events of one item (GitHub Copilot). The output index is the assembler's key for text, thinking
-and tool calls, so each output item becomes one part, as :mod:`.items` describes. A message's
+and tool calls, so each output item becomes one part, as :mod:`.items` describes (their text:
+:mod:`.messages`; the progress events of hosted items and structured calls: :mod:`.progress`;
+what the lifecycle events say about the response: :mod:`.lifecycle`). A message's
 ``output_text`` ``logprobs`` are kept in ``message.provider_data["logprobs"]`` (the tokens of
 every text part, in order).
 
@@ -32,10 +34,12 @@ from .. import typed_reads as values
 from ..contract import DeltaSink, Frame
 from ..splice import Splice, SplicedDecoder, learn
 from .calls import CALL_TYPES, CUSTOM, call_arguments, call_id, call_name
-from .citations import annotation_citation
 from .items import KNOWN_HOSTED, STREAMED, Item, call_replay, item_kind, reasoning_replay
+from .lifecycle import Envelope, response_error
+from .messages import Messages
+from .progress import PROGRESS, fold
 from .request import HOSTED
-from .usage import KEPT, MAPPED, response_usage, unmapped_usage
+from .usage import MAPPED, response_usage, total_disagrees, unmapped_usage
 
 __all__ = ["Decoder", "decode_response"]
 
@@ -44,24 +48,14 @@ INCOMPLETE: dict[str, StopReason] = {
     "content_filter": "content_filter",
 }
 THINKING_SEPARATOR = "\n\n"  # between the summary / reasoning-text parts of one item
-# Events that carry nothing the assembler needs beyond what their siblings carry.
-_QUIET = frozenset({"response.queued"})
 
 
 class Decoder(SplicedDecoder):
     """Streamed Responses: SSE events → neutral deltas (see the module docstring)."""
 
     __slots__ = (
-        "_by_id",
-        "_calls",
-        "_cited",
-        "_ids",
-        "_items",
-        "_logprobs",
-        "_model",
-        "_phases",
-        "_refusal",
-        "_started",
+        *("_by_id", "_calls", "_envelope", "_incomplete", "_items", "_logprobs", "_messages"),
+        *("_model", "_refusal", "_started"),
     )
 
     IGNORED = ("sequence_number", "obfuscation")  # different in every event, never read
@@ -72,9 +66,9 @@ class Decoder(SplicedDecoder):
         self._items: dict[int, Item] = {}
         self._by_id: dict[str, int] = {}  # item_id → output_index, for events without an index
         self._calls = 0
-        self._phases: list[str | None] = []  # per text part, in content order
-        self._ids: list[str | None] = []  # message item ids, per text part
-        self._cited = False  # some text part has citations: message_ids are kept
+        self._envelope = Envelope(sink, model)
+        self._messages = Messages(sink)  # the TextParts and their message items
+        self._incomplete: list[tuple[str, dict[str, Any]]] = []  # what said "incomplete"
         self._logprobs: dict[tuple[int, int], list[Any]] = {}  # by (output, content) index
         self._refusal = False
         self._started = False
@@ -124,29 +118,29 @@ class Decoder(SplicedDecoder):
         """One decoded event (``seed``: its text, for deterministic ids before any id came)."""
         if not self._started:
             self._started = True
-            self._sink.meta(_response_id(event), seed=seed)
+            self._sink.meta(seed=seed)  # the response id comes with the envelope (.lifecycle)
         handler = _HANDLERS.get(event["type"])
         if handler is not None:
             handler(self, event)
-        elif event["type"] not in _QUIET:
+        else:
             self._unknown_event(event)
 
     def eof(self) -> None:
         """End of the bytes: nothing to add. Without a terminal event first (a trailing
         ``[DONE]`` some proxies add is not one) the stream was truncated (QUIRKS A4)."""
 
-    # -- lifecycle ------------------------------------------------------------------------
+    # -- lifecycle (the envelope: .lifecycle) ---------------------------------------------
 
-    def _meta(self, event: dict[str, Any]) -> None:
-        self._sink.meta(_response_id(event))
+    def _lifecycle(self, event: dict[str, Any]) -> None:
+        """``response.created`` / ``.queued`` / ``.in_progress``: the envelope only."""
+        self._envelope.read(event)
 
     def _completed(self, event: dict[str, Any]) -> None:
-        response = values.obj(self._sink, event.get("response"), "response") or {}
-        self._reconcile(response)
-        self._usage(response)
-        status = response.get("status") or "completed"
+        response = self._envelope.read(event)
+        self._terminal(response)
+        status = response.get("status")  # the stop reason as sent (None: none sent)
         mapped: StopReason | None
-        if status != "completed":
+        if status not in (None, "completed"):
             mapped = None  # e.g. a background response still "in_progress": reported as unknown
         elif self._refusal:
             # A refusal turn's calls are not executable (QUIRKS E3): the assembler marks them.
@@ -156,15 +150,18 @@ class Decoder(SplicedDecoder):
         for key in ("error", "incomplete_details"):  # only a failed / incomplete one has them
             if response.get(key):
                 self._sink.malformed(
-                    f"A {status} response carried {key}; ignored", once=key, **{key: response[key]}
+                    f"A {status or 'completed'} response carried {key}; ignored",
+                    once=key,
+                    **{key: response[key]},
                 )
-        self._sink.finish(str(status), mapped)
+        if mapped is not None:
+            self._report_incomplete()
+        self._sink.finish(status, mapped)
         self._sink.complete()
 
-    def _incomplete(self, event: dict[str, Any]) -> None:
-        response = values.obj(self._sink, event.get("response"), "response") or {}
-        self._reconcile(response)
-        self._usage(response)
+    def _incomplete_response(self, event: dict[str, Any]) -> None:
+        response = self._envelope.read(event)
+        self._terminal(response)
         details = response.get("incomplete_details") or {}
         reason = details.get("reason") if isinstance(details, dict) else None
         raw = reason if isinstance(reason, str) and reason else "incomplete"
@@ -173,13 +170,12 @@ class Decoder(SplicedDecoder):
         self._sink.complete()
 
     def _failed(self, event: dict[str, Any]) -> None:
-        response = values.obj(self._sink, event.get("response"), "response") or {}
-        self._reconcile(response)  # keep what was generated before the failure
-        self._usage(response)
+        response = self._envelope.read(event)
+        self._terminal(response)  # keep what was generated before the failure
         err = response.get("error")
         if not isinstance(err, dict):
             err = {"message": "The response failed (response.failed without an error object)"}
-        self._sink.fail(error_from_body({"error": err}, provider=self._model.provider))
+        self._sink.fail(response_error(err, self._model.provider))
 
     def _error(self, event: dict[str, Any]) -> None:
         # Two shapes are seen: {"type": "error", "code", "message", "param"} (the documented
@@ -187,26 +183,39 @@ class Decoder(SplicedDecoder):
         err = event.get("error")
         if not isinstance(err, dict):
             err = {k: event[k] for k in ("code", "message", "param") if k in event}
-        self._sink.fail(error_from_body({"error": err}, provider=self._model.provider))
+        self._sink.fail(response_error(err, self._model.provider))
+
+    def _terminal(self, response: dict[str, Any]) -> None:
+        """What every terminal event does first: back-fill the items from its ``output``, pass
+        on the usage and what was gathered over the stream, report message items that ended
+        without text."""
+        self._reconcile(response)
+        self._usage(response)
+        for item in self._items.values():
+            if item.kind == "message" and not item.ended and not item.thought:
+                self._messages.no_text(item)
 
     def _usage(self, response: dict[str, Any]) -> None:
         """The terminal response's usage (kept whole when it holds counts llmkit does not
-        map), the model that answered when it is not the id asked for, and what the response
-        says about itself (``KEPT``)."""
+        map), every text part's logprobs and an audio answer's data."""
         usage = response_usage(self._sink, response.get("usage"))
         if usage is not None:
             self._sink.usage(usage)
-            if unmapped_usage(response["usage"], MAPPED):
+            if unmapped_usage(response["usage"], MAPPED) or total_disagrees(response["usage"]):
                 self._sink.provider_data("usage", response["usage"])
         if self._logprobs:  # every text part's tokens, in order
             every = [t for k in sorted(self._logprobs) for t in self._logprobs[k]]
             self._sink.provider_data("logprobs", every)
-        answered = response.get("model")
-        if isinstance(answered, str) and answered and answered != self._model.id:
-            self._sink.provider_data("model", answered)  # the snapshot behind an alias
-        for key in KEPT:
-            if response.get(key) is not None:
-                self._sink.provider_data(key, response[key])
+        self._messages.audio_data()
+
+    def _report_incomplete(self) -> None:
+        """Items and parts that said ``incomplete`` in a response that completed."""
+        for what, details in self._incomplete:
+            self._sink.diagnostic(
+                "stop_reason_conflict",
+                f"{what} is incomplete, but the response completed",
+                **details,
+            )
 
     def _reconcile(self, response: dict[str, Any]) -> None:
         """Back-fill from the terminal event's ``output``: items never streamed, or not
@@ -225,9 +234,10 @@ class Decoder(SplicedDecoder):
                 index = position
             self._item_done(obj, index)
         for item in self._items.values():
-            if item.added is not None and not item.ended and ("args", 0) not in item.texts:
-                value = call_arguments(item.added)
-                if value is not None:
+            snapshot = item.snapshot
+            if item.kind in CALL_TYPES and snapshot is not None and not item.ended:
+                value = call_arguments(snapshot) if ("args", 0) not in item.texts else None
+                if value is not None:  # .added, with its progress events folded in
                     self._backfill(item, ("args", 0), value)
 
     # -- items ----------------------------------------------------------------------------
@@ -246,12 +256,6 @@ class Decoder(SplicedDecoder):
                 self._calls += 1
         return item
 
-    def _added(self, event: dict[str, Any]) -> None:
-        obj = event.get("item")
-        index = self._index(event)
-        if isinstance(obj, dict) and index is not None:
-            self._item_added(obj, index)
-
     def _item_added(self, obj: dict[str, Any], index: int) -> Item:
         item_id = obj.get("id")
         if isinstance(item_id, str) and item_id:
@@ -266,6 +270,8 @@ class Decoder(SplicedDecoder):
         if isinstance(item_id, str) and item_id:
             item.id = item_id
         sink = self._sink
+        if kind not in STREAMED:  # its content is in the item: progress events fold into it
+            item.snapshot = obj
         if kind == "hosted":
             item_type = str(obj.get("type"))
             if item_type not in KNOWN_HOSTED:
@@ -277,22 +283,12 @@ class Decoder(SplicedDecoder):
             sink.thinking(key=index, replay={HOSTED: dict(obj)})  # opened now: keeps its place
         elif kind in CALL_TYPES:
             sink.tool_call(index, call_id(obj), call_name(obj), None, replay=call_replay(obj))
-            if kind not in STREAMED:
-                item.added = obj
-        elif kind == "message" and isinstance(obj.get("phase"), str):
-            item.phase = obj["phase"]
         elif kind == "reasoning" and item_id:
-            # Opened here so the part keeps its place before the call it belongs to (F4); the
-            # encrypted content is taken from .done only (.added may carry an incomplete one).
-            sink.thinking(key=index, replay={"id": item_id})
+            # Opened here so the part keeps its place before the call it belongs to (F4), with
+            # the encrypted content so far; .done's replaces it.
+            sink.thinking(key=index, replay=reasoning_replay(obj))
         self._fill(obj, item)
         return item
-
-    def _done(self, event: dict[str, Any]) -> None:
-        obj = event.get("item")
-        index = self._index(event)
-        if isinstance(obj, dict) and index is not None:
-            self._item_done(obj, index)
 
     def _item_done(self, obj: dict[str, Any], index: int) -> None:
         item = self._item_added(obj, index)
@@ -302,8 +298,13 @@ class Decoder(SplicedDecoder):
             self._sink.tool_call(index, replay=call_replay(obj))  # the complete envelope
         self._fill(obj, item, done=True)
         item.ended = True
+        if obj.get("status") == "incomplete":
+            what = f"Output item {index} ({obj.get('type')})"
+            self._incomplete.append((what, {"output_index": index, "item_type": obj.get("type")}))
         sink = self._sink
         if item.kind == "message":
+            if not item.thought and not obj.get("content"):  # ("" text is an empty answer)
+                self._messages.no_text(item)
             sink.end_text(index)
         elif item.kind == "reasoning":
             sink.thinking(key=index, replay=reasoning_replay(obj))
@@ -319,6 +320,7 @@ class Decoder(SplicedDecoder):
         """Back-fill an item from its complete form (``.added`` with content, ``.done``)."""
         kind = item.kind
         if kind == "message" and item_kind(obj) == "message":
+            self._messages.envelope(item, obj, done)
             for ci, part in enumerate(values.seq(self._sink, obj.get("content"), "content")):
                 if isinstance(part, dict):
                     self._fill_part(item, ci, part)
@@ -344,11 +346,8 @@ class Decoder(SplicedDecoder):
             logprobs = part.get("logprobs")
             if logprobs and isinstance(logprobs, list):  # the part's tokens, whole
                 self._logprobs[item.index, ci] = list(logprobs)
-            annotations = part.get("annotations")
-            if annotations:  # those not already streamed (annotation.added)
-                taken = item.cited.get(ci, 0) if item.cited else 0
-                for annotation in values.seq(self._sink, annotations, "annotations")[taken:]:
-                    self._cite(item, ci, annotation)
+            if part.get("annotations"):  # those not already streamed (annotation.added)
+                self._messages.cite_rest(item, ci, part["annotations"])
         elif part.get("type") == "reasoning_text" and isinstance(part.get("text"), str):
             self._backfill(item, ("content", ci), part["text"])
 
@@ -378,7 +377,7 @@ class Decoder(SplicedDecoder):
             if kind == "refusal":
                 self._refusal = True  # the turn is a refusal (QUIRKS E3)
             if not item.thought:  # this item's text part opens now
-                self._text_opens(item)
+                self._messages.opens(item)
             sink.text(delta, key=item.index)
         elif kind == "args":
             sink.arguments(item.index, delta)
@@ -387,56 +386,6 @@ class Decoder(SplicedDecoder):
                 delta = THINKING_SEPARATOR + delta
             item.thought = True
             sink.thinking(delta, key=item.index)
-
-    def _text_opens(self, item: Item) -> None:
-        item.thought = True
-        self._phases.append(item.phase)
-        self._ids.append(item.id)
-        if any(self._phases):
-            # gpt-5.x labels messages; the label is sent back with the text on replay
-            self._sink.provider_data("message_phases", list(self._phases))
-        if self._cited:
-            self._sink.provider_data("message_ids", list(self._ids))
-
-    def _annotation(self, event: dict[str, Any]) -> None:
-        """``response.output_text.annotation.added``: one citation, streamed."""
-        index = self._index(event)
-        item = self._items.get(index) if index is not None else None
-        ci, at = event.get("content_index", 0), event.get("annotation_index")
-        if item is None or item.kind != "message" or item.ended or not isinstance(ci, int):
-            self._once(
-                f"annotation:{index}",
-                "An annotation arrived for no open message item; ignored",
-                output_index=index,
-                malformed=True,
-            )
-            return
-        taken = item.cited.get(ci, 0) if item.cited else 0
-        if isinstance(at, int) and not isinstance(at, bool) and at < taken:
-            return  # already taken (a repeated event)
-        self._cite(item, ci, event.get("annotation"))
-
-    def _cite(self, item: Item, ci: int, annotation: Any) -> None:
-        """One ``output_text`` annotation of content part ``ci`` as a citation of the item's
-        text part. Offsets are in the part's text: the output_text parts before ``ci`` (one
-        TextPart holds them all) shift them."""
-        if item.ended:
-            return
-        if item.cited is None:
-            item.cited = {}
-        item.cited[ci] = item.cited.get(ci, 0) + 1
-        if not isinstance(annotation, dict):
-            self._sink.malformed(
-                "An annotation that is not an object was skipped", excerpt=repr(annotation)[:80]
-            )
-            return
-        shift = item.text_before(ci)
-        if not item.thought:
-            self._text_opens(item)
-        if not self._cited:
-            self._cited = True
-            self._sink.provider_data("message_ids", list(self._ids))
-        self._sink.citation(annotation_citation(annotation, shift), key=item.index)
 
     def _backfill(self, item: Item, segment: tuple[str, int], final: str) -> None:
         """A segment's complete text: feed what the deltas missed, report a contradiction."""
@@ -493,7 +442,12 @@ class Decoder(SplicedDecoder):
                 self._logprobs[index, seg[1]] = list(logprobs)
 
     def _summary_part(self, event: dict[str, Any]) -> None:
-        # reasoning_summary_part.added/.done: a whole summary part (usually "" on .added)
+        # reasoning_summary_part.added/.done: a whole summary part (usually "" on .added);
+        # .done says "incomplete" when generation was interrupted
+        if event.get("status") == "incomplete":
+            index, sub = self._index(event), event.get("summary_index")
+            what = f"Reasoning summary part {sub} of output item {index}"
+            self._incomplete.append((what, {"output_index": index, "summary_index": sub}))
         part = event.get("part")
         if isinstance(part, dict) and isinstance(part.get("text"), str):
             self._segment_event({**event, "text": part["text"]}, "reasoning", "summary", "text")
@@ -509,6 +463,39 @@ class Decoder(SplicedDecoder):
         if item is not None and item.kind in ("message", "reasoning"):
             self._fill_part(item, ci, part)
 
+    def _annotation(self, event: dict[str, Any]) -> None:
+        """``response.output_text.annotation.added``: one citation, streamed."""
+        index = self._index(event)
+        self._messages.annotation(
+            self._items.get(index) if index is not None else None, index, event
+        )
+
+    def _audio(self, event: dict[str, Any]) -> None:
+        self._messages.audio(event)
+
+    def _progress(self, event: dict[str, Any]) -> None:
+        """A progress event (:mod:`.progress`): folded into its item as known so far."""
+        index = self._index(event)
+        item = self._items.get(index) if index is not None else None
+        if item is not None and item.ended:
+            return  # the complete item is in: it holds what this event streamed
+        snapshot = item.snapshot if item is not None else None
+        folded = fold(snapshot, event) if snapshot is not None else None
+        if item is None or folded is None:
+            etype = event["type"]
+            found = (snapshot or {}).get("type", item.kind) if item is not None else "unknown"
+            self._once(
+                f"progress:{index}:{etype}",
+                f"{etype!r} does not fit output item {index} (a {found!s} item); ignored",
+                output_index=index,
+                item_type=PROGRESS[etype],
+                malformed=True,
+            )
+            return
+        item.snapshot = folded
+        if item.kind == "hosted":
+            self._sink.thinking(key=item.index, replay={HOSTED: folded})
+
     # -- reporting ------------------------------------------------------------------------
 
     def _once(self, key: str, message: str, *, malformed: bool = False, **details: Any) -> None:
@@ -521,8 +508,8 @@ class Decoder(SplicedDecoder):
         index = self._index(event)
         item = self._items.get(index) if index is not None else None
         if item is not None and item.kind not in STREAMED:
-            # progress of a hosted item (web search, image generation) or of a structured call
-            # (shell_call_command.*): the complete item carries it
+            # a hosted item's status (web_search_call.searching, mcp_call.completed, ...):
+            # the complete item carries it
             return
         etype = str(event.get("type"))
         self._once(etype, f"Unknown event type {etype!r} ignored", event_type=etype)
@@ -537,11 +524,15 @@ def _id(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _response_id(event: dict[str, Any]) -> str | None:
-    response = event.get("response")
-    if isinstance(response, dict) and isinstance(response.get("id"), str):
-        return response["id"] or None
-    return None
+def _item_event(step: Callable[[Decoder, dict[str, Any], int], object]) -> _Handler:
+    """``output_item.added`` / ``.done``: ``step`` for the item at its output index."""
+
+    def handle(decoder: Decoder, event: dict[str, Any]) -> None:
+        obj, index = event.get("item"), decoder._index(event)
+        if isinstance(obj, dict) and index is not None:
+            step(decoder, obj, index)
+
+    return handle
 
 
 def _on(kind: str, segment: str, key: str) -> _Handler:
@@ -552,14 +543,15 @@ def _on(kind: str, segment: str, key: str) -> _Handler:
 
 
 _HANDLERS: dict[str, _Handler] = {
-    "response.created": Decoder._meta,
-    "response.in_progress": Decoder._meta,
+    "response.created": Decoder._lifecycle,
+    "response.queued": Decoder._lifecycle,
+    "response.in_progress": Decoder._lifecycle,
     "response.completed": Decoder._completed,
-    "response.incomplete": Decoder._incomplete,
+    "response.incomplete": Decoder._incomplete_response,
     "response.failed": Decoder._failed,
     "error": Decoder._error,
-    "response.output_item.added": Decoder._added,
-    "response.output_item.done": Decoder._done,
+    "response.output_item.added": _item_event(Decoder._item_added),
+    "response.output_item.done": _item_event(Decoder._item_done),
     "response.content_part.added": Decoder._part_event,
     "response.content_part.done": Decoder._part_event,
     "response.output_text.delta": _on("message", "text", "delta"),
@@ -577,6 +569,12 @@ _HANDLERS: dict[str, _Handler] = {
     "response.function_call_arguments.done": _on("function_call", "args", "arguments"),
     "response.custom_tool_call_input.delta": _on(CUSTOM, "args", "delta"),
     "response.custom_tool_call_input.done": _on(CUSTOM, "args", "input"),
+    **dict.fromkeys(PROGRESS, Decoder._progress),
+    **dict.fromkeys(
+        ("response.audio.delta", "response.audio.done", "response.audio.transcript.delta"),
+        Decoder._audio,
+    ),
+    "response.audio.transcript.done": Decoder._audio,
 }
 
 

@@ -6,15 +6,21 @@ Per item (see :mod:`.decode`):
 - ``message`` → one TextPart: its ``output_text`` parts, or its refusal text (``refusal``
   parts; the turn then ends with ``stop_reason="refusal"``). The parts' ``annotations``
   (whole, or streamed as ``response.output_text.annotation.added``; each taken once) are its
-  citations; once there are any, ``message.provider_data["message_ids"]`` keeps the message
-  item ids, one entry per TextPart, so that a cited text goes back as its output message.
-  A message's ``phase`` (``commentary`` / ``final_answer``, gpt-5.x) is kept in
-  ``message.provider_data["message_phases"]``, one entry per TextPart, to be sent back;
+  citations. The message item's envelope is kept per TextPart, in TextPart order:
+  ``message.provider_data["message_ids"]`` (always), ``["message_phases"]`` (``commentary`` /
+  ``final_answer``, gpt-5.x; when any message has one) and ``["message_statuses"]`` (from the
+  complete item; when any is not ``completed``). The phase is sent back with the text (OpenAI
+  asks for it); the id and status go back with a cited text, sent as its output message. A
+  message item that ends without any text is reported (``event_malformed``): nothing of it is
+  kept. An audio answer's transcript (``response.audio.transcript.delta``) is a TextPart of its
+  own (entries ``None``), its audio (``response.audio.delta``, joined) kept in
+  ``message.provider_data["audio"]["data"]``, as on the Chat wire;
 - ``reasoning`` → one ThinkingPart: summary and reasoning-text parts joined by a blank line,
-  ``replay={"id", "summary", "encrypted_content"}`` from ``response.output_item.done`` (the
-  value on ``.added`` may be incomplete);
+  ``replay={"id", "summary", "encrypted_content", "status"}`` as ``response.output_item.added``
+  has them, replaced by ``.done``'s (the encrypted content on ``.added`` is that of the
+  reasoning so far: a stream cut before ``.done`` keeps it);
 - ``function_call`` → a ToolCall with ``id`` = ``call_id`` and ``replay={"item_id": "fc_…"}``
-  (plus the call's ``namespace`` and ``caller`` when sent, to go back with it);
+  (plus the call's ``status``, ``namespace`` and ``caller`` when sent, to go back with it);
 - every other call the caller runs (``custom_tool_call``, ``computer_call``, ``shell_call``,
   ``local_shell_call``, ``apply_patch_call``, ``mcp_approval_request``) → a ToolCall too, as
   :mod:`.calls` describes (names, arguments, replay); the turn then ends ``tool_use``. A
@@ -23,8 +29,13 @@ Per item (see :mod:`.decode`):
 - any other item — a hosted tool's call or output (web search, file search, code interpreter,
   image generation, MCP, …) — is kept whole, in place, as an opaque ThinkingPart whose
   ``replay["item"]`` is the item as sent (the ``.done`` version once it arrives), to be sent
-  back verbatim to the same model; its progress events carry nothing more. An item type llmkit
-  does not know is kept the same way and reported once (``event_unknown``).
+  back verbatim to the same model; its progress events (code, MCP arguments, shell commands
+  and output, image previews) are folded into it until ``.done`` replaces it (:mod:`.progress`).
+  An item type llmkit does not know is kept the same way and reported once (``event_unknown``).
+
+An item (or a reasoning summary part) whose status is ``incomplete`` in a response that
+completed is reported (``stop_reason_conflict``): the stop reason does not say it. In a response
+that ended ``incomplete``, the stop reason does.
 """
 
 from __future__ import annotations
@@ -73,8 +84,10 @@ KNOWN_HOSTED = frozenset(
         "apply_patch_call_output",
     }
 )
-# The fields of a function or custom call that go back with it as they came.
-PASSED_BACK = ("namespace", "caller", "async")
+# The fields of a function or custom call that go back with it as they came (and a function
+# call's status: a custom call's input item takes none).
+_CALL_FIELDS = ("namespace", "caller", "async")
+PASSED_BACK = ("status", *_CALL_FIELDS)
 # Item kinds whose content streams through events of their own (the others: in the item).
 STREAMED = frozenset({"message", "reasoning", "function_call", CUSTOM})
 
@@ -82,7 +95,10 @@ STREAMED = frozenset({"message", "reasoning", "function_call", CUSTOM})
 class Item:
     """One output item, by output index."""
 
-    __slots__ = ("added", "cited", "ended", "id", "index", "kind", "phase", "texts", "thought")
+    __slots__ = (
+        *("cited", "ended", "id", "index", "kind", "phase", "snapshot", "status", "texts"),
+        "thought",
+    )
 
     def __init__(self, index: int, kind: str) -> None:
         self.index = index
@@ -95,9 +111,11 @@ class Item:
         self.texts: dict[tuple[str, int], list[str]] = {}
         self.thought = False  # some text was emitted (a reasoning part needs a separator)
         self.phase: str | None = None  # a message's "commentary" / "final_answer" label
+        self.status: str | None = None  # a message's status, from its complete form
         self.ended = False
-        # a structured call as .added announced it: its arguments if no .done ever comes
-        self.added: dict[str, Any] | None = None
+        # A structured call or hosted item as known so far: .added with its progress events
+        # folded in (.progress); a call's arguments if no .done ever comes.
+        self.snapshot: dict[str, Any] | None = None
 
     def text_before(self, ci: int) -> int:
         """How much text the output_text / refusal parts before content part ``ci`` hold (one
@@ -111,11 +129,19 @@ class Item:
 
 def input_form(item: dict[str, Any]) -> dict[str, Any]:
     """A kept output item as the request's input union takes it back: without the fields only
-    a response has (``created_by``; a ``custom_tool_call_output``'s ``status``)."""
-    drop = ("created_by", "status") if item.get("type") == "custom_tool_call_output" else None
-    if drop is None and "created_by" not in item:
+    a response has (``created_by``; a ``custom_tool_call_output``'s ``status``; the
+    ``partial_image_index`` of an image preview folded in, :mod:`.progress`)."""
+    drop = _RESPONSE_ONLY.get(item.get("type"), _CREATED_BY)
+    if not any(k in item for k in drop):
         return item
-    return {k: v for k, v in item.items() if k not in (drop or ("created_by",))}
+    return {k: v for k, v in item.items() if k not in drop}
+
+
+_CREATED_BY = ("created_by",)
+_RESPONSE_ONLY: dict[Any, tuple[str, ...]] = {
+    "custom_tool_call_output": ("created_by", "status"),
+    "image_generation_call": ("created_by", "partial_image_index"),
+}
 
 
 def item_kind(obj: dict[str, Any]) -> str:
@@ -142,7 +168,9 @@ def call_replay(obj: dict[str, Any]) -> dict[str, Any] | None:
             replay["item_id"] = item_id
         if kind == CUSTOM:
             replay["type"] = CUSTOM
-        for key in PASSED_BACK:
+        elif isinstance(obj.get("status"), str):
+            replay["status"] = obj["status"]  # a function_call input item takes it back
+        for key in _CALL_FIELDS:
             if obj.get(key) is not None:
                 replay[key] = obj[key]
     else:
@@ -158,4 +186,6 @@ def reasoning_replay(obj: dict[str, Any]) -> dict[str, Any]:
     replay["summary"] = summary if isinstance(summary, list) else []
     if isinstance(obj.get("encrypted_content"), str) and obj["encrypted_content"]:
         replay["encrypted_content"] = obj["encrypted_content"]
+    if isinstance(obj.get("status"), str):
+        replay["status"] = obj["status"]
     return replay

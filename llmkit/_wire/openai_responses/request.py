@@ -8,11 +8,13 @@ reasoning items can be replayed from the caller's own transcript (QUIRKS F4).
 How the neutral transcript maps to ``input`` items:
 
 - a user message → ``{"role": "user", "content": ...}`` (``input_text`` / ``input_image``);
-- an assistant message → its parts in order: text as ``{"role": "assistant", "content": text}``,
+- an assistant message → its parts in order: text as ``{"role": "assistant", "content": text}``
+  (with its message's ``phase``; a cited text as its output message, with its id and status),
   each replayable reasoning item as ``{"type": "reasoning", "id", "summary",
-  "encrypted_content"}`` (before the call it belongs to, since content order is wire order),
-  each tool call as a ``function_call`` (``call_id`` = ``ToolCall.id``; its ``namespace``,
-  ``caller`` and ``async`` from ``replay``) or, for a freeform call, a ``custom_tool_call``; a
+  "encrypted_content", "status"}`` (before the call it belongs to, since content order is wire
+  order), each tool call as a ``function_call`` (``call_id`` = ``ToolCall.id``; its ``status``,
+  ``namespace``, ``caller`` and ``async`` from ``replay``) or, for a freeform call, a
+  ``custom_tool_call``; a
   computer, shell, apply-patch or MCP-approval call as its own item (:mod:`.calls`);
 - a tool result → ``function_call_output`` (``custom_tool_call_output``), images and PDFs
   inline as ``input_image`` / ``input_file`` parts of ``output``; for the other client-side
@@ -211,19 +213,22 @@ def _replayable(part: ThinkingPart) -> bool:
 
 
 def _reasoning_item(replay: dict[str, Any]) -> dict[str, Any]:
-    # Only id, summary and encrypted_content: OpenAI rejects plaintext reasoning `content` on
-    # input items, and needs `summary` even when it is empty.
+    # Only id, summary, encrypted_content and status: OpenAI rejects plaintext reasoning
+    # `content` on input items, and needs `summary` even when it is empty.
     summary = [
         {"type": "summary_text", "text": s["text"]}
         for s in replay.get("summary") or ()
         if isinstance(s, dict) and isinstance(s.get("text"), str)
     ]
-    return {
+    item = {
         "type": "reasoning",
         "id": replay["id"],
         "summary": summary,
         "encrypted_content": replay["encrypted_content"],
     }
+    if replay.get("status") in ("completed", "incomplete"):
+        item["status"] = replay["status"]
+    return item
 
 
 def _assistant_items(
@@ -252,14 +257,14 @@ def _assistant_items(
     pair_ids = bool(kept) and not dropped
     # gpt-5.x labels each message "commentary" or "final_answer"; OpenAI asks for the label
     # back on replay (dropping it degrades later turns). One entry per TextPart.
-    phases = (m.provider_data or {}).get("message_phases") if same else None
-    ids = (m.provider_data or {}).get("message_ids") if same else None
+    data = (m.provider_data or {}) if same else {}
+    phases, ids = data.get("message_phases"), data.get("message_ids")
+    statuses = data.get("message_statuses")
     out: list[dict[str, Any]] = []
     texts = 0
     for i, part in enumerate(m.content):
         if isinstance(part, TextPart):
-            phase = phases[texts] if isinstance(phases, list) and texts < len(phases) else None
-            item_id = ids[texts] if isinstance(ids, list) and texts < len(ids) else None
+            phase, item_id, status = (_nth(v, texts) for v in (phases, ids, statuses))
             texts += 1
             annotations = output_annotations(part) if same and isinstance(item_id, str) else None
             if part.text and annotations:
@@ -268,7 +273,7 @@ def _assistant_items(
                     "type": "message",
                     "id": item_id,
                     "role": "assistant",
-                    "status": "completed",
+                    "status": status if status in _STATUSES else "completed",
                     "content": [
                         {"type": "output_text", "text": part.text, "annotations": annotations}
                     ],
@@ -302,6 +307,14 @@ def _assistant_items(
     return out
 
 
+_STATUSES = ("in_progress", "completed", "incomplete")  # of an output message
+
+
+def _nth(values: Any, n: int) -> Any:
+    """Entry ``n`` of a per-TextPart list kept in ``provider_data`` (``None`` if none)."""
+    return values[n] if isinstance(values, list) and n < len(values) else None
+
+
 def _hosted(part: ThinkingPart) -> bool:
     return isinstance((part.replay or {}).get(HOSTED), dict)
 
@@ -324,6 +337,8 @@ def _reasoning_to_replay(m: AssistantMessage, same: bool) -> tuple[set[int], lis
         elif not _replayable(part):
             # An rs_ id without its encrypted content is "not found" with store=false (F4).
             dropped.append("it has no encrypted_content")
+        elif (part.replay or {}).get("status") == "in_progress":
+            dropped.append("it never completed")  # only .added arrived (a cut stream)
         elif not followed:
             # A reasoning item needs the item that followed it ("…provided without its
             # required following item", QUIRKS F4): one that ended the turn is not sent.

@@ -9,7 +9,7 @@ from ..._messages import Usage
 from .. import typed_reads as values
 from ..contract import DeltaSink
 
-__all__ = ["KEPT", "MAPPED", "response_usage", "unmapped_usage"]
+__all__ = ["KEPT", "MAPPED", "response_usage", "total_disagrees", "unmapped_usage"]
 
 # What the response says about itself beyond its output and usage, kept in
 # message.provider_data as sent.
@@ -18,7 +18,8 @@ KEPT = (
     *("tool_usage", "input_transformations", "access_programs", "image"),
 )
 
-# What response_usage maps (total_tokens is their sum).
+# What response_usage maps (total_tokens is their sum: one that is not is reported and the usage
+# object kept whole, total_disagrees).
 MAPPED = frozenset(
     {
         *("input_tokens", "output_tokens", "total_tokens", "input_tokens_details.cached_tokens"),
@@ -36,6 +37,12 @@ def response_usage(sink: DeltaSink, value: Any) -> Usage | None:
     # output_tokens includes reasoning tokens: already llmkit's convention. A count that was
     # not reported stays None, never guessed (J1).
     details = values.obj(sink, u.get("input_tokens_details"), "usage.input_tokens_details") or {}
+    if total_disagrees(u):
+        sink.malformed(
+            f"usage.total_tokens ({u['total_tokens']}) is not input_tokens + output_tokens "
+            f"({u['input_tokens'] + u['output_tokens']}); kept the parts, and the usage whole",
+            total_tokens=u["total_tokens"],
+        )
     out = values.obj(sink, u.get("output_tokens_details"), "usage.output_tokens_details") or {}
     return Usage(
         input=values.count(sink, u.get("input_tokens"), "usage.input_tokens"),
@@ -46,6 +53,14 @@ def response_usage(sink: DeltaSink, value: Any) -> Usage | None:
         ),
         reasoning=values.count(sink, out.get("reasoning_tokens"), "usage.reasoning_tokens"),
     )
+
+
+def total_disagrees(usage: dict[str, Any]) -> bool:
+    """Whether ``usage`` has a ``total_tokens`` that is not ``input_tokens + output_tokens``
+    (one that is says nothing more: it is not kept)."""
+    counts = [usage.get(k) for k in ("total_tokens", "input_tokens", "output_tokens")]
+    ints = [c for c in counts if isinstance(c, int) and not isinstance(c, bool)]
+    return len(ints) == 3 and ints[0] != ints[1] + ints[2]
 
 
 def unmapped_usage(usage: dict[str, Any], mapped: frozenset[str]) -> bool:

@@ -62,7 +62,7 @@ def test_tool_loop_replays_reasoning_and_results_sync_and_async_identical() -> N
         assert first.thinking == "The user wants Paris weather."
         (call,) = first.tool_calls
         assert (call.id, call.name, call.arguments) == ("call_1", "get_weather", {"city": "Paris"})
-        assert call.replay == {"item_id": "fc_fake1_1"}
+        assert call.replay == {"item_id": "fc_fake1_1", "status": "completed"}
         assert (first.usage.input, first.usage.cache_read, first.usage.reasoning) == (40, 8, 20)
         assert second.text == "Sunny in Paris." and second.stop_reason == "stop"
         assert not first.diagnostics and not second.diagnostics
@@ -82,6 +82,7 @@ def test_tool_loop_replays_reasoning_and_results_sync_and_async_identical() -> N
             "call_id": "call_1",
             "name": "get_weather",
             "arguments": '{"city": "Paris"}',
+            "status": "completed",
             "id": "fc_fake1_1",
         }
         assert replayed[3] == {
@@ -183,6 +184,8 @@ def test_non_streamed_body_parses_like_the_stream() -> None:
     for part in (*a["content"], *b["content"]):
         for key in strip:
             part.pop(key, None)
+    assert a["provider_data"].pop("message_ids") == ["msg_fake1_1"]
+    assert b["provider_data"].pop("message_ids") == ["msg_fake2_1"]
     assert a == b
 
 

@@ -349,6 +349,7 @@ def test_function_call_namespace_and_caller_are_kept_and_sent_back() -> None:
     assert isinstance(call, llmkit.ToolCall)
     assert call.replay == {
         "item_id": "fc_1",
+        "status": "completed",
         "namespace": "crm",
         "caller": {"type": "program", "caller_id": "prog_1"},
     }
@@ -358,6 +359,7 @@ def test_function_call_namespace_and_caller_are_kept_and_sent_back() -> None:
         "call_id": "call_1",
         "name": "lookup",
         "arguments": '{"q":"x"}',
+        "status": "completed",
         "namespace": "crm",
         "caller": {"type": "program", "caller_id": "prog_1"},
     }

@@ -135,6 +135,7 @@ class Expected:
     incomplete_reason: str | None = None
     usage: dict[str, Any] | None = None
     response_id: str | None = None
+    response_ids: set[str] = field(default_factory=set)  # of every lifecycle event
     error: dict[str, Any] | None = None
     delta_text: str = ""  # the output_text deltas joined (a property of the recording)
 
@@ -170,8 +171,9 @@ def expected_responses(body: bytes) -> Expected:
         event = json.loads(data)
         etype = event.get("type")
         response = event.get("response") or {}
-        if exp.response_id is None and response.get("id"):
-            exp.response_id = response["id"]
+        if response.get("id"):
+            exp.response_id = exp.response_id or response["id"]
+            exp.response_ids.add(response["id"])
         if etype == "response.output_item.done":
             done_items[event["output_index"]] = event["item"]
         elif etype == "response.output_text.delta":
@@ -382,8 +384,8 @@ def check_errors(exchange: Exchange) -> None:
 def check_diagnostics(exchange: Exchange) -> None:
     """Only what the recording makes necessary is reported: an item type llmkit does not know
     (once per type; known hosted-tool items are kept silently), a function call's non-JSON
-    arguments (a custom tool's input is plain text, not reported), missing usage. A clean
-    stream reports nothing."""
+    arguments (a custom tool's input is plain text, not reported), missing usage, a response id
+    that changes between lifecycle events (once). A clean stream reports nothing."""
     exp = expected(exchange)
     msg = message(exchange)
     unknown = {str(i.get("type")) for i in exp.hosted} - KNOWN_HOSTED
@@ -395,6 +397,8 @@ def check_diagnostics(exchange: Exchange) -> None:
     ]
     if not exp.usage and exp.error is None:
         want.append(("usage_missing", None))
+    if len(exp.response_ids) > 1:
+        want.append(("event_malformed", None))
     got = [
         (d.kind, d.details.get("item_type") if d.kind == "event_unknown" else d.tool_call_id)
         for d in msg.diagnostics

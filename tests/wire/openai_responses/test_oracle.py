@@ -126,7 +126,7 @@ def check_against_sdk(run: Run, sdk: Sdk) -> None:
         (c.call_id, c.name, c.arguments) for c in calls
     ]
     for call, item in zip(msg.tool_calls, calls, strict=True):
-        assert call.replay == {"item_id": item.id}
+        assert call.replay == {"item_id": item.id, "status": item.status}
         assert call.provider_id is None
         if item.status == "incomplete":
             assert call.status == "recovered"

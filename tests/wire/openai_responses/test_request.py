@@ -374,10 +374,12 @@ def test_replayed_interleaved_reasoning_matches_what_simonw_llm_sent_F4() -> Non
         assert len(ours) == len(theirs)
         for mine, recorded in zip(ours, theirs, strict=True):
             if recorded.get("type") == "function_call":
-                # simonw/llm re-serialised the arguments and left out the fc_ id; llmkit
-                # sends the exact text and the id beside its reasoning item (both accepted).
+                # simonw/llm re-serialised the arguments and left out the fc_ id and status;
+                # llmkit sends the exact text, the id beside its reasoning item and the status
+                # the response gave (all accepted).
                 assert json.loads(mine.pop("arguments")) == json.loads(recorded.pop("arguments"))
                 assert mine.pop("id").startswith("fc_")
+                assert mine.pop("status") == "completed"
             assert mine == recorded
 
 
@@ -407,7 +409,9 @@ def test_replayed_commentary_turn_matches_what_pydantic_ai_sent_with_its_phase()
     # pydantic-ai's cassette serializer turned curly quotes into ASCII (format F5)
     ascii_text = reply.text.translate(str.maketrans({"\u2019": "'", "\u201c": '"', "\u201d": '"'}))
     assert ascii_text == recorded[2]["content"][0]["text"]
-    assert ours[3:] == recorded[3:]  # function_call with its fc_ id, function_call_output
+    # function_call with its fc_ id (and the status the response gave it, which pydantic-ai
+    # did not send back), function_call_output
+    assert ours[3:] == [{**recorded[3], "status": "completed"}, *recorded[4:]]
     other = model.model_copy(update={"id": "gpt-4.1"})
     assert "phase" not in body_of(other, ctx)[0]["input"][1]  # replay data is model-bound
 

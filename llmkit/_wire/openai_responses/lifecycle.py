@@ -1,0 +1,137 @@
+"""What a Responses response says about itself: the envelope every lifecycle event carries
+(``response.created``, ``.queued``, ``.in_progress``, ``.completed``, ``.incomplete``,
+``.failed``; a whole body is one of them), and its error.
+
+One record, whichever event carries it, streamed or whole:
+
+- ``id`` → ``message.response_id``, and ``model`` → ``message.provider_data["model"]`` (when it
+  is not the id asked for: the snapshot behind an alias). They name the response, so they do
+  not change: the first one is kept and a different later one is reported (as for Chat chunk
+  ids, QUIRKS A9);
+- ``status`` changes as the response runs (``queued`` → ``in_progress`` → ``completed``): the
+  terminal event's is ``raw_stop_reason`` (``None`` when it sent none, never guessed). A status
+  that contradicts its own event (``response.in_progress`` saying ``failed``) is reported;
+- ``service_tier`` and the other fields of :data:`.usage.KEPT` (``moderation``,
+  ``prompt_cache_diagnostics``, ...) are kept in ``message.provider_data``, the latest event's
+  winning (a response created with tier ``auto`` completes with the tier that served it).
+
+A failed response's ``error`` (and the stream's ``error`` event) becomes the typed
+:class:`~llmkit.APIError` (its ``body`` the error verbatim); what the error names besides its
+message — ``type``, ``code``, ``param``, a ``misalignment`` block's classification, public
+explanation, continuation instruction and review target — is also said in its message, which
+is what a log or ``message.error`` shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._classify import error_from_body
+from ..._errors import APIError
+from ..._models import Model
+from .. import typed_reads as values
+from ..contract import DeltaSink
+from .usage import KEPT
+
+__all__ = ["Envelope", "response_error"]
+
+# The statuses each lifecycle event may carry (the terminal completed event's is its stop
+# reason, read by the decoder).
+_STATUSES: dict[str, tuple[str, ...]] = {
+    "response.created": ("queued", "in_progress"),
+    "response.queued": ("queued",),
+    "response.in_progress": ("in_progress",),
+    "response.failed": ("failed",),
+    "response.incomplete": ("incomplete",),
+}
+
+
+class Envelope:
+    """The response's own record, updated by every lifecycle event (module docstring)."""
+
+    __slots__ = ("_model", "_sink", "id", "model")
+
+    def __init__(self, sink: DeltaSink, model: Model) -> None:
+        self._sink = sink
+        self._model = model
+        self.id: str | None = None
+        self.model: str | None = None
+
+    def read(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Update the record from a lifecycle event; its ``response`` object (``{}`` if none)."""
+        sink = self._sink
+        response = values.obj(sink, event.get("response"), "response") or {}
+        kind = event["type"]
+        rid = response.get("id")
+        if isinstance(rid, str) and rid:
+            if self.id is None:
+                self.id = rid
+                sink.meta(rid)
+            elif rid != self.id:
+                self._changed(kind, "id", rid, self.id)
+        answered = response.get("model")
+        if isinstance(answered, str) and answered:
+            if self.model is None:
+                self.model = answered
+                if answered != self._model.id:
+                    sink.provider_data("model", answered)
+            elif answered != self.model:
+                self._changed(kind, "model", answered, self.model)
+        status = response.get("status")
+        if status is not None and status not in _STATUSES.get(kind, (status,)):
+            sink.malformed(
+                f"A {kind} event says the response is {status!r}; read as its event says",
+                once=f"status:{kind}:{status}",
+                event_type=kind,
+                status=status,
+            )
+        for key in KEPT:
+            if response.get(key) is not None:
+                sink.provider_data(key, response[key])
+        return response
+
+    def _changed(self, kind: str, field: str, new: str, kept: str) -> None:
+        # once a stream: GitHub Copilot names another response id in every event
+        self._sink.malformed(
+            f"A {kind} event names response {field} {new!r}, not {kept!r}; kept the first",
+            once=f"changed:{field}",
+            event_type=kind,
+            field=field,
+            ignored=new,
+        )
+
+
+def response_error(err: dict[str, Any], provider: str | None) -> APIError:
+    """The typed error for a Responses ``error`` object (module docstring)."""
+    error = error_from_body({"error": err}, provider=provider)
+    said: list[str] = []
+    for key in ("type", "code", "param"):
+        value = err.get(key)
+        if not isinstance(value, str) or not value or value in error.message:
+            continue
+        if not any(s.endswith(f" {value}") for s in said):  # type and code often agree
+            said.append(f"{key} {value}")
+    misalignment = err.get("misalignment")
+    if isinstance(misalignment, dict):
+        said += _misalignment(misalignment)
+    if said:
+        error.message = f"{error.message} ({'; '.join(said)})"
+        error.args = (error.message,)
+    return error
+
+
+def _misalignment(block: dict[str, Any]) -> list[str]:
+    """What a ``misalignment`` block says, in words: its classification and public
+    explanation, the public continuation instruction, the opaque target to continue the
+    review with."""
+    said: list[str] = []
+    kind, why = block.get("error_type"), block.get("detailed_explanation")
+    head = "misalignment" + (f" {kind}" if isinstance(kind, str) and kind else "")
+    said.append(f"{head}: {why}" if isinstance(why, str) and why else head)
+    steer = block.get("steer")
+    if isinstance(steer, dict) and isinstance(steer.get("message"), str) and steer["message"]:
+        said.append(f"to continue: {steer['message']}")
+    target = block.get("review_target")
+    if isinstance(target, str) and target:
+        said.append(f"review target {target}")
+    return said
