@@ -125,9 +125,10 @@ class SSEDecoder:
         elif chunk[end] == 13:  # ends with CR
             self._cr = True
         if 13 in head:  # a CR (an int is a memchr; a bytes needle first fails as an int)
-            lines = _split(head)
-            if any("\ufffd" in line for line in lines) and not _utf8(head):
+            # ASCII (one C scan) is UTF-8; other bytes are decoded once more to be sure.
+            if not head.isascii() and not _utf8(head):
                 return self._checked(head)
+            lines = _split(head)
         else:
             text = head.decode("utf-8", "replace")  # _split's LF case, inlined
             if "\ufffd" in text and not _utf8(head):
