@@ -124,25 +124,24 @@ class SSEDecoder:
             self._pending_len = len(tail)
         elif chunk[end] == 13:  # ends with CR
             self._cr = True
+        if self._taint:  # the event in progress held bytes that were not UTF-8: marked there
+            return self._checked(head)
         if 13 in head:  # a CR (an int is a memchr; a bytes needle first fails as an int)
             # ASCII (one C scan) is UTF-8; other bytes are decoded once more to be sure.
             if not head.isascii() and not _utf8(head):
                 return self._checked(head)
-            lines = _split(head)
-        else:
-            text = head.decode("utf-8", "replace")  # _split's LF case, inlined
-            if "\ufffd" in text and not _utf8(head):
-                return self._checked(head)
-            lines = text.split("\n")
-            lines.pop()  # head ends with a line break: the last item is empty
-        events = self._lines(lines)
-        if self._taint and events:  # the event that held bytes that were not UTF-8
-            self._mark(events[0])
-        return events
+            return self._lines(_split(head))
+        text = head.decode("utf-8", "replace")  # _split's LF case, inlined
+        if "\ufffd" in text and not _utf8(head):
+            return self._checked(head)
+        lines = text.split("\n")
+        lines.pop()  # head ends with a line break: the last item is empty
+        return self._lines(lines)
 
     def _checked(self, raw: bytes) -> list[SSEEvent]:
-        """Lines some of which are not UTF-8, one by one: the event holding such a line is
-        marked (``tainted``) when it completes, however the bytes were chunked."""
+        """Lines some of which are not UTF-8 (or following such a line in an event not yet
+        complete), one by one: the event holding such a line is marked (``tainted``) when it
+        completes, however the bytes were chunked."""
         out: list[SSEEvent] = []
         for raw_line in raw.splitlines():
             line = raw_line.decode("utf-8", "replace")
