@@ -86,20 +86,22 @@ def value_surrogates(raw: str, value: Any, held: bool | None = None) -> tuple[An
 
 def shape(value: Any) -> tuple[int, int]:
     """The nesting depth of a parsed value's arrays and objects, and how many keys its objects
-    hold: one walk (no recursion, whatever the depth)."""
+    hold: one walk, a level at a time (no recursion, whatever the depth)."""
     depth = keys = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if level > depth:
-            depth = level
-        if isinstance(item, dict):
-            keys += len(item)
-            children: Any = item.values()
-        else:
-            children = item
-        stack.extend((c, level + 1) for c in children if isinstance(c, (dict, list)))
-    return (depth if isinstance(value, (dict, list)) else 0), keys
+    level = [value] if isinstance(value, (dict, list)) else []
+    while level:
+        depth += 1
+        below: list[Any] = []
+        for item in level:
+            children: Any = item
+            if isinstance(item, dict):
+                keys += len(item)
+                children = item.values()
+            for child in children:
+                if isinstance(child, (dict, list)):
+                    below.append(child)
+        level = below
+    return depth, keys
 
 
 def _written_keys(raw: str) -> int:
