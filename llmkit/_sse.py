@@ -131,8 +131,9 @@ class SSEDecoder:
             if not head.isascii() and not _utf8(head):
                 return self._checked(head)
             return self._lines(_split(head))
-        text = head.decode("utf-8", "replace")  # _split's LF case, inlined
-        if "\ufffd" in text and not _utf8(head):
+        try:
+            text = head.decode("utf-8")  # _split's LF case, inlined
+        except UnicodeDecodeError:  # bytes that are not UTF-8: the line-by-line path
             return self._checked(head)
         lines = text.split("\n")
         lines.pop()  # head ends with a line break: the last item is empty
