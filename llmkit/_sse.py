@@ -126,14 +126,11 @@ class SSEDecoder:
             self._cr = True
         if self._taint:  # the event in progress held bytes that were not UTF-8: marked there
             return self._checked(head)
-        if 13 in head:  # a CR (an int is a memchr; a bytes needle first fails as an int)
-            # ASCII (one C scan) is UTF-8; other bytes are decoded once more to be sure.
-            if not head.isascii() and not _utf8(head):
-                return self._checked(head)
-            return self._lines(_split(head))
-        try:
+        try:  # bytes that are not UTF-8 take the line-by-line path
+            if 13 in head:  # a CR (an int is a memchr; a bytes needle first fails as an int)
+                return self._lines(_split(head))
             text = head.decode("utf-8")  # _split's LF case, inlined
-        except UnicodeDecodeError:  # bytes that are not UTF-8: the line-by-line path
+        except UnicodeDecodeError:
             return self._checked(head)
         lines = text.split("\n")
         lines.pop()  # head ends with a line break: the last item is empty
@@ -245,9 +242,10 @@ def _split(raw: bytes) -> list[str]:
     CR, the SSE spec's three. ``bytes.splitlines`` breaks at exactly those (``str.splitlines``
     would also break at U+2028 and others, which a JSON string may hold raw) and no UTF-8
     sequence holds a CR or LF byte, so each line decodes alone; for a CRLF stream (Gemini's)
-    this is half the cost of two ``str.replace`` and a split."""
+    this is half the cost of two ``str.replace`` and a split. ``UnicodeDecodeError`` when
+    ``raw`` is not UTF-8."""
     if 13 in raw:  # a CR
-        return [line.decode("utf-8", "replace") if line else "" for line in raw.splitlines()]
-    lines = raw.decode("utf-8", "replace").split("\n")
+        return [line.decode("utf-8") if line else "" for line in raw.splitlines()]
+    lines = raw.decode("utf-8").split("\n")
     lines.pop()  # raw ends with a line break: the last item is empty
     return lines
