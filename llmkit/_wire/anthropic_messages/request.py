@@ -54,16 +54,9 @@ from ..._messages import (
 from ..._models import Model
 from ..._reasoning import BUDGETS, LEVELS, budget, effort, refuse
 from ..._tools.definition import Tool
+from .. import request_features as features
 from ..contract import Options
 from ..prepare import Prepared
-from ..request_features import (
-    forced_choice,
-    function_tools,
-    omit_document,
-    output_schema,
-    provider_tools,
-    reads_pdf,
-)
 from ..skeleton import Origin, build_body, strict_refused
 from ..turns import turns
 from .caching import MARK, control, place
@@ -199,9 +192,9 @@ def build(
             body["system"] = context.system
         body["messages"] = _messages(prepared.messages, model, diags)
         eager = _eager(model, opts, diags)
-        tools = [_tool(t, model, eager, diags) for t in function_tools(context)]
+        tools = [_tool(t, model, eager, diags) for t in features.function_tools(context)]
         # Copied: a cache breakpoint may be put on one, and the caller's spec is never modified.
-        tools += [dict(spec) for spec in provider_tools(context, model, diags)]
+        tools += [dict(spec) for spec in features.provider_tools(context, model, diags)]
         if tools:
             body["tools"] = tools
         _options(body, model, opts, diags)
@@ -259,8 +252,8 @@ def _document(p: DocumentPart, model: Model, diags: list[Diagnostic]) -> dict[st
     if p.text is not None:
         # The text source is text/plain whatever the text/* type (the only one Anthropic takes).
         source: dict[str, Any] = {"type": "text", "media_type": "text/plain", "data": p.text}
-    elif not reads_pdf(model):
-        return {"type": "text", "text": omit_document(diags, model, p)}
+    elif not features.reads_pdf(model):
+        return {"type": "text", "text": features.omit_document(diags, model, p)}
     elif p.url is not None:
         source = {"type": "url", "url": p.url}
     else:
@@ -471,7 +464,7 @@ def _options(body: dict[str, Any], model: Model, opts: Options, diags: list[Diag
     body["max_tokens"] = max_tokens
 
     choice = _tool_choice(
-        opts, forced_choice(model, opts, diags), bool(body.get("tools")), unsupported
+        opts, features.forced_choice(model, opts, diags), bool(body.get("tools")), unsupported
     )
     forced = choice is not None and choice["type"] in ("any", "tool")
     thinking = _reasoning(body, model, opts, max_tokens, forced, unsupported)
@@ -506,7 +499,7 @@ def _response_format(
 ) -> None:
     from ..._schema.anthropic import anthropic_output_schema
 
-    schema = output_schema(fmt, None)[1]  # no name on this wire
+    schema = features.output_schema(fmt, None)[1]  # no name on this wire
     if not supports_structured_output(model):
         unsupported(
             "response_format",
