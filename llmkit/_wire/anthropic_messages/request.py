@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ..._diagnostics import Diagnostic
 from ..._messages import (
@@ -92,61 +92,68 @@ _EFFORTS = ("low", "medium", "high")  # adaptive thinking's levels on a Claude n
 # For ids the catalogue does not know, the Claude family and version decide (model.compat
 # flags set in the catalogue win): 4.6 and later take adaptive thinking with an effort level;
 # Fable and Opus 5.5+ cannot turn it off; Opus 4.7 and every Claude 5 refuse sampling params.
+_T = TypeVar("_T")
 _CLAUDE = re.compile(r"claude-(opus|sonnet|haiku|fable)-(\d+)(?:-(\d{1,2}))?(?!\d)")
 
 
-def _claude_version(model_id: str) -> tuple[str, tuple[int, int]] | None:
-    match = _CLAUDE.search(model_id)
+def _flag_or_id(
+    flag: _T | None, model: Model, unknown: _T, rule: Callable[[str, tuple[int, int]], _T]
+) -> _T:
+    """How every Claude capability below is decided: the catalogue's flag when it is set, else
+    ``rule`` on the Claude family and ``(major, minor)`` version in the id, else ``unknown``
+    (an id that names no Claude version)."""
+    if flag is not None:
+        return flag
+    match = _CLAUDE.search(model.id)
     if match is None:
-        return None
-    return match.group(1), (int(match.group(2)), int(match.group(3) or 0))
+        return unknown
+    return rule(match.group(1), (int(match.group(2)), int(match.group(3) or 0)))
 
 
-def thinking_mode(model: Model) -> str:
-    """``budget``, ``adaptive`` or ``always`` for this model (flag first, then the id)."""
-    flags = claude_flags(model)
-    if flags.thinking is not None:
-        return flags.thinking
-    found = _claude_version(model.id)
-    if found is None:
-        return "budget"
-    family, version = found
+def _thinking_by_version(family: str, version: tuple[int, int]) -> str:
     if family == "fable" or (family == "opus" and version >= (5, 5)):
         return "always"
     return "adaptive" if version >= (4, 6) else "budget"
 
 
+def thinking_mode(model: Model) -> str:
+    """``budget``, ``adaptive`` or ``always`` for this model (flag first, then the id)."""
+    return _flag_or_id(claude_flags(model).thinking, model, "budget", _thinking_by_version)
+
+
 def supports_structured_output(model: Model) -> bool:
     """Whether ``output_config.format`` may be sent (flag first, then the id: Claude 4.5 and
     later, Opus 4.1, every Fable)."""
-    if model.structured_output is not None:
-        return model.structured_output
-    found = _claude_version(model.id)
-    if found is None:
-        return False
-    family, version = found
-    return family == "fable" or version >= (4, 5) or (family == "opus" and version >= (4, 1))
+    return _flag_or_id(
+        model.structured_output,
+        model,
+        False,
+        lambda family, v: family == "fable" or v >= (4, 5) or (family == "opus" and v >= (4, 1)),
+    )
 
 
 def supports_eager_streaming(model: Model) -> bool:
     """Whether tools may carry ``eager_input_streaming`` (flag first, then the id: Claude 4 and
     later)."""
-    if model.eager_input_streaming is not None:
-        return model.eager_input_streaming
-    found = _claude_version(model.id)
-    return found is not None and (found[0] == "fable" or found[1] >= (4, 0))
+    return _flag_or_id(
+        model.eager_input_streaming,
+        model,
+        False,
+        lambda family, v: family == "fable" or v >= (4, 0),
+    )
 
 
 def supports_sampling(model: Model) -> bool:
-    """Whether non-default temperature/top_p may be sent (flag first, then the id)."""
-    flags = claude_flags(model)
-    if flags.supports_sampling is not None:
-        return flags.supports_sampling
-    found = _claude_version(model.id)
-    if found is None:
-        return True
-    family, version = found
-    return not (version >= (5, 0) or family == "fable" or (family == "opus" and version >= (4, 7)))
+    """Whether non-default temperature/top_p may be sent (flag first, then the id: not to
+    Claude 5 and later, Opus 4.7 and later, or Fable)."""
+    return _flag_or_id(
+        claude_flags(model).supports_sampling,
+        model,
+        True,
+        lambda family, v: (
+            not (v >= (5, 0) or family == "fable" or (family == "opus" and v >= (4, 7)))
+        ),
+    )
 
 
 _IMAGE_PLACEHOLDER = "[image omitted: the model cannot see images]"
