@@ -186,7 +186,16 @@ class WireAdapter(Protocol):
     def build(
         self, model: Model, context: Context, opts: Options, *, stream: bool
     ) -> tuple[dict[str, Any], list[Diagnostic]]:
-        """The JSON body, and a diagnostic for each change made to get there."""
+        """The JSON body, and a diagnostic for each change made to get there.
+
+        Raises:
+            InvalidRequestError: a request no body can carry, on every wire: an unknown
+                ``reasoning`` level, duplicate tool names or a ``tool_choice`` naming an
+                undeclared tool (:func:`~llmkit._wire.skeleton.build_body`), a ``strict``
+                tool on a model without strict support
+                (:func:`~llmkit._wire.skeleton.strict_refused`), or a schema that strict mode
+                cannot express.
+        """
         ...
 
     def frames(self, max_event_size: int) -> FrameDecoder:

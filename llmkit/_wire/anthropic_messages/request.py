@@ -183,12 +183,8 @@ def url(model: Model, base_url: str, *, stream: bool) -> str:
 def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The JSON body for ``context`` and the diagnostics of what had to change.
-
-    Raises:
-        InvalidRequestError: duplicate tool names, a ``tool_choice`` naming an undeclared
-            tool, or a ``strict`` tool on a model without strict support.
-    """
+    """The JSON body for ``context`` and the diagnostics of what had to change (it raises as
+    :meth:`WireAdapter.build <llmkit._wire.contract.WireAdapter.build>` says)."""
 
     def fill(prepared: Prepared) -> dict[str, Any]:
         diags = prepared.diagnostics

@@ -499,8 +499,8 @@ def build(
         The body and the request-side diagnostics.
 
     Raises:
-        InvalidRequestError: A bad option value, duplicate tool names, a ``tool_choice``
-            naming an undeclared tool, or a strict tool on a model without strict support.
+        InvalidRequestError: see :meth:`WireAdapter.build
+            <llmkit._wire.contract.WireAdapter.build>`.
     """
 
     def fill(prepared: Prepared) -> dict[str, Any]:

@@ -92,9 +92,8 @@ def build(
         The body and the request-side diagnostics.
 
     Raises:
-        InvalidRequestError: a strict tool on a model without strict support, a schema strict
-            mode cannot express, duplicate tool names, or a ``tool_choice`` naming an
-            undeclared tool.
+        InvalidRequestError: see :meth:`WireAdapter.build
+            <llmkit._wire.contract.WireAdapter.build>`.
     """
 
     def fill(prepared: Prepared) -> dict[str, Any]:
