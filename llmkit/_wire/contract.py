@@ -83,7 +83,8 @@ class DeltaSink(Protocol):
 
     def meta(self, response_id: str | None = None, seed: str | None = None) -> None:
         """The response id (the first non-empty one is kept); ``seed`` (e.g. the first event's
-        text) makes synthesised ids deterministic when there is no response id."""
+        text; the first non-empty one is kept too) makes synthesised ids deterministic when
+        there is no response id. A decoder may report both with every event."""
 
     def text(self, delta: str, key: object = 0) -> None:
         """Text for text part ``key``."""

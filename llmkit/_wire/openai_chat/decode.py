@@ -105,7 +105,6 @@ class Decoder(SplicedDecoder):
         "_logprobs",
         "_model",
         "_refusal",
-        "_started",
     )
 
     IGNORED = ("obfuscation",)  # random padding (gpt-5), different in every event, never read
@@ -114,7 +113,6 @@ class Decoder(SplicedDecoder):
         super().__init__(sink)
         self._model = model
         self._fields = chat_flags(model).reasoning_fields
-        self._started = False
         self._refusal = False
         self._details: dict[Any, dict[str, Any]] = {}  # OpenRouter reasoning_details by index
         self._cited: list[Any] = []  # annotations taken (a stream may repeat them)
@@ -144,11 +142,7 @@ class Decoder(SplicedDecoder):
     def chunk(self, chunk: dict[str, Any], seed: str, *, whole: bool = False) -> None:
         """One decoded chunk (``whole``: a non-streamed body, whose calls have no index)."""
         sink = self._sink
-        if not self._started:
-            self._started = True
-            sink.meta(chunk.get("id") or None, seed=seed)
-        elif chunk.get("id"):
-            sink.meta(chunk["id"])
+        sink.meta(chunk.get("id") or None, seed=seed)  # the sink keeps the first of each
         if chunk.get("error"):  # an error payload inside a 200 stream (QUIRKS A5, A7)
             sink.fail(error_from_body(chunk, provider=self._model.provider))
             return
