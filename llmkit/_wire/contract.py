@@ -189,6 +189,16 @@ class WireAdapter(Protocol):
     ) -> tuple[dict[str, Any], list[Diagnostic]]:
         """The JSON body, and a diagnostic for each change made to get there.
 
+        Args:
+            model: The target model (of this wire's ``api``).
+            context: The conversation; never modified.
+            opts: The checked options; the wire reads its body fields.
+            stream: Whether the response is to be streamed: the wire's stream fields in the
+                body, where it has any (some wires choose the stream by the URL alone).
+
+        Returns:
+            The body and the request-side diagnostics.
+
         Raises:
             InvalidRequestError: a request no body can carry, on every wire: an unknown
                 ``reasoning`` level, duplicate tool names or a ``tool_choice`` naming an

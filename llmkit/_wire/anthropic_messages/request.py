@@ -183,8 +183,9 @@ def url(model: Model, base_url: str, *, stream: bool) -> str:
 def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The JSON body for ``context`` and the diagnostics of what had to change (it raises as
-    :meth:`WireAdapter.build <llmkit._wire.contract.WireAdapter.build>` says)."""
+    """The ``/messages`` body and its diagnostics (see
+    :meth:`~llmkit._wire.contract.WireAdapter.build`): ``"stream": true`` when streamed; on
+    Vertex AI ``anthropic_version`` in place of ``model``."""
 
     def fill(prepared: Prepared) -> dict[str, Any]:
         diags = prepared.diagnostics

@@ -115,8 +115,9 @@ def url(model: Model, base_url: str, *, stream: bool) -> str:
 def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The JSON body for ``context`` and the diagnostics of what had to change (it raises as
-    :meth:`WireAdapter.build <llmkit._wire.contract.WireAdapter.build>` says)."""
+    """The ``Converse`` body and its diagnostics (see
+    :meth:`~llmkit._wire.contract.WireAdapter.build`), the same for both operations: ``stream``
+    changes only the URL."""
     builder: _Builder | None = None
 
     def fill(prepared: Prepared) -> dict[str, Any]:

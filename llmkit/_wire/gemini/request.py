@@ -487,21 +487,9 @@ def _gemini_id(call: ToolCall, message: AssistantMessage) -> str | None:
 def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The JSON body for ``context`` and the diagnostics of what had to change.
-
-    Args:
-        model: The target model (``api="gemini"``).
-        context: The conversation; never modified.
-        opts: The body options.
-        stream: Unused: the body is the same for both endpoints (the URL differs).
-
-    Returns:
-        The body and the request-side diagnostics.
-
-    Raises:
-        InvalidRequestError: see :meth:`WireAdapter.build
-            <llmkit._wire.contract.WireAdapter.build>`.
-    """
+    """The ``generateContent`` body and its diagnostics (see
+    :meth:`~llmkit._wire.contract.WireAdapter.build`), the same for both endpoints: ``stream``
+    changes only the URL."""
 
     def fill(prepared: Prepared) -> dict[str, Any]:
         b = _Builder(model, context, opts, prepared)

@@ -338,7 +338,9 @@ class _Builder:
 def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The JSON body for ``context`` and the diagnostics of what had to change."""
+    """The ``/chat/completions`` body and its diagnostics (see
+    :meth:`~llmkit._wire.contract.WireAdapter.build`): ``"stream": true`` when streamed, with
+    ``stream_options.include_usage`` where the server takes it."""
 
     def fill(prepared: Prepared) -> dict[str, Any]:
         b = _Builder(model, context, opts, prepared)

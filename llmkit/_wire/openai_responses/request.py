@@ -80,21 +80,9 @@ def url(model: Model, base_url: str, *, stream: bool) -> str:
 def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The JSON body for ``context`` and the diagnostics of what had to change.
-
-    Args:
-        model: The target model (``api="openai-responses"``).
-        context: The conversation; never modified.
-        opts: Body options (``max_tokens``, ``tool_choice``, ``reasoning``, ...).
-        stream: Ask for a streamed response (``"stream": true``).
-
-    Returns:
-        The body and the request-side diagnostics.
-
-    Raises:
-        InvalidRequestError: see :meth:`WireAdapter.build
-            <llmkit._wire.contract.WireAdapter.build>`.
-    """
+    """The ``/responses`` body and its diagnostics (see
+    :meth:`~llmkit._wire.contract.WireAdapter.build`), stateless: ``store: false`` (a reasoning
+    model's encrypted reasoning asked for, QUIRKS F4); ``"stream": true`` when streamed."""
 
     def fill(prepared: Prepared) -> dict[str, Any]:
         diags = prepared.diagnostics
