@@ -200,12 +200,12 @@ class WireAdapter(Protocol):
             The body and the request-side diagnostics.
 
         Raises:
-            InvalidRequestError: a request no body can carry, on every wire: an unknown
-                ``reasoning`` level, duplicate tool names or a ``tool_choice`` naming an
-                undeclared tool (:func:`~llmkit._wire.skeleton.build_body`), a ``strict``
-                tool on a model without strict support
-                (:func:`~llmkit._wire.skeleton.strict_refused`), or a schema that strict mode
-                cannot express.
+            InvalidRequestError: on every wire, an unknown ``reasoning`` level, duplicate
+                tool names or a ``tool_choice`` naming an undeclared tool
+                (:func:`~llmkit._wire.skeleton.build_body`), or a ``strict`` tool on a model
+                without strict support (:func:`~llmkit._wire.skeleton.strict_refused`); on
+                the wires that rewrite a schema, one the rewrite cannot express (OpenAI's
+                strict mode, the OpenAPI subset of older Gemini models).
         """
         ...
 
