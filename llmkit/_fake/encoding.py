@@ -19,7 +19,9 @@ from typing import Any, Protocol
 
 from .script import FakeError, FakeReply, FakeRequest, RawEvent, ScriptItem
 
-__all__ = ["Rendered", "ServeContext", "WireEncoder", "render", "split_text"]
+__all__ = ["CLOCK", "Rendered", "ServeContext", "WireEncoder", "render", "split_text"]
+
+CLOCK = 1_767_225_600  # 2026-01-01T00:00:00Z: the fake provider's clock (ServeContext.created)
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,8 @@ class ServeContext:
 
     Attributes:
         number: The request's 1-based arrival ordinal; response ids derive from it.
-        created: Unix time of the request, for ``created`` fields.
+        created: The Unix time ``created`` fields say: a fixed clock, :data:`CLOCK` plus
+            ``number``, so that a transcript is the same on every run.
         next_call_id: Returns the next ``call_<n>`` id for a tool call scripted without one.
     """
 

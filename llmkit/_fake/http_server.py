@@ -28,7 +28,7 @@ from typing import Any, Literal, Union
 
 from . import counting
 from .checks import refusal
-from .encoding import Rendered, ServeContext, WireEncoder, render
+from .encoding import CLOCK, Rendered, ServeContext, WireEncoder, render
 from .script import FakeError, FakeReply, FakeRequest, Responder, ScriptItem
 
 __all__ = ["ENCODERS", "Server", "plan_writes"]
@@ -349,7 +349,7 @@ class _Handler(BaseHTTPRequestHandler):
             headers[key] = f"{headers[key]}, {value}" if key in headers else value
         request = FakeRequest(self.command, self.path, headers, body, raw or b"")
         number = fake.record(request)
-        ctx = ServeContext(number, int(time.time()), fake.next_call_id)
+        ctx = ServeContext(number, CLOCK + number, fake.next_call_id)
         counted = counting.route(self.command, self.path)
         encoder = ENCODERS[counted] if counted else fake.route(self.command, self.path)
         denied = None

@@ -8,6 +8,13 @@ A probe is decoded twice: with the field (``body``) and without it (``baseline``
   ``replay`` / ``signature`` on a part, a citation's ``provider_data``), or that differs;
 * **reported**: the message has a diagnostic the baseline has not, or the field is inside an
   item that is reported (:func:`inherit`);
+* a value that only restates what the rest of the body says — a Responses lifecycle event's
+  ``status`` that its event type allows (``queued`` on ``response.queued``, ``queued`` or
+  ``in_progress`` on ``response.created``), a Chat tool call's ``type: "function"`` (its only
+  value) — is mapped when llmkit checks it (the same body with a value that contradicts it is
+  reported) and, where a later event supersedes it, keeps it when it is the last word (the
+  stream cut after a non-terminal lifecycle event has it in ``provider_data["status"]``):
+  :func:`restated`;
 * an item probe (a union member or event type, minimal: its fields are probes of their own)
   that changes nothing and is not reported is one llmkit knows, with nothing of its own to
   map (llmkit reports the block, item and event types it does not know): mapped;
@@ -32,7 +39,7 @@ import llmkit
 
 from .wires import Probe
 
-__all__ = ["QUIET", "Outcome", "inherit", "run"]
+__all__ = ["QUIET", "Outcome", "inherit", "restated", "run"]
 
 KEPT_KEYS = ("provider_data", "replay", "signature")
 QUIET = "read quietly"
@@ -131,9 +138,23 @@ def run(model: llmkit.Model, probe: Probe) -> Outcome:
         return Outcome(probe, "kept", replayed=replayed)
     if _diagnostics(message) - _diagnostics(base):
         return Outcome(probe, "reported")
+    if probe.restates is not None and restated(model, probe, message):
+        return Outcome(probe, "mapped", detail="restates the rest of its body: checked")
     if probe.variant.value == "item":  # a known item or event type, nothing of its own
         return Outcome(probe, "mapped", detail=QUIET)
     return Outcome(probe, "silent")
+
+
+def restated(model: llmkit.Model, probe: Probe, message: llmkit.AssistantMessage) -> bool:
+    """Whether llmkit checks a value that restates the rest of its body, and keeps it where a
+    later event could supersede it (module docstring)."""
+    assert probe.restates is not None
+    contradicting, cut = probe.restates
+    checked = _diagnostics(_decode(model, probe, contradicting)) - _diagnostics(message)
+    if cut is None:
+        return bool(checked)
+    kept = (_decode(model, probe, cut).provider_data or {}).get("status")  # the only such case
+    return bool(checked) and kept == probe.variant.value
 
 
 def inherit(outcomes: list[Outcome]) -> list[Outcome]:

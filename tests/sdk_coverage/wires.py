@@ -40,6 +40,11 @@ class Probe:
     body: bytes | dict[str, Any]  # what llmkit is given (stream bytes, or the whole body)
     baseline: bytes | dict[str, Any]  # the same without the field
     validate: Callable[[], object]  # the SDK's own check of the variant (raises if refused)
+    # A value that only restates what the rest of the body says (a Responses lifecycle
+    # event's status, a Chat tool call's only type): the same body with a value that
+    # contradicts it, and the stream cut after it when a later event supersedes it (a
+    # non-terminal lifecycle event's status), else None. See classify.restated.
+    restates: tuple[bytes, bytes | None] | None = None
 
 
 @dataclass
@@ -93,7 +98,7 @@ RESPONSES_ECHO = {
     "metadata", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key",
     "prompt_cache_retention", "reasoning", "safety_identifier", "temperature", "text",
     "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user", "object",
-    "created_at", "completed_at", "output_text", "context_management",
+    "output_text", "context_management",
 }  # fmt: skip
 
 # The item a streamed event belongs to (by the start of its type), and the content part it
@@ -114,6 +119,10 @@ RESPONSES_ITEM_OF = {
     "response.image_generation_call.": ("image_generation_call", None),
     "response.shell_call_output_content.": ("shell_call_output", None),  # the output item's
     "response.shell_call_": ("shell_call", None),
+}
+RESPONSES_LIFECYCLE = {  # the events whose status is one their own type allows
+    *("response.created", "response.queued", "response.in_progress"),
+    *("response.failed", "response.incomplete"),
 }
 RESPONSES_TERMINAL = {"response.completed", "response.failed", "response.incomplete", "error"}
 
@@ -212,6 +221,18 @@ def _responses_probes() -> Iterator[Probe]:
                 return _sse([*head, *([event] if event else []), *tail], named=True)
 
             path = v.path if v is item_probe else f"{kind}.{v.path}"
+            restates = None
+            if v.path.startswith("response.status=") and kind in RESPONSES_LIFECYCLE:
+                contradicting = v.body | {"response": v.body["response"] | {"status": "completed"}}
+                cut = (
+                    None
+                    if kind in RESPONSES_TERMINAL
+                    else _sse(
+                        [*([] if kind == "response.created" else [created, *context]), v.body],
+                        named=True,
+                    )
+                )
+                restates = (frame(contradicting), cut)
             yield Probe(
                 f"responses:stream:{path}",
                 "responses",
@@ -220,6 +241,7 @@ def _responses_probes() -> Iterator[Probe]:
                 frame(v.body),
                 frame(v.baseline or None),
                 _checker(adapter, v.body),
+                restates,
             )
 
 
@@ -232,15 +254,20 @@ def _chat_probes() -> Iterator[Probe]:
     marks = Markers()
     for root, mode in ((ChatCompletionChunk, "stream"), (ChatCompletion, "whole")):
         for v in pydantic_variants(root, marks, skip=_depth(5)):
-            if v.path.startswith("object="):
-                continue  # the discriminator
+            if v.path.startswith("object=") or v.path == "obfuscation":
+                continue  # the discriminator; random padding, as on Responses
             body: Any = v.body
             baseline: Any = v.baseline
+            restates = None
             if mode == "stream":
+                if v.path.endswith("tool_calls[function].type=function"):  # its only type
+                    other = json.loads(
+                        json.dumps(body).replace('"type": "function"', '"type": "other"')
+                    )
+                    restates = (_sse([other], done=True), None)
                 body, baseline = _sse([body], done=True), _sse([baseline], done=True)
-            yield Probe(
-                f"chat:{mode}:{v.path}", "chat", mode, v, body, baseline, _checker(root, v.body)
-            )
+            check = _checker(root, v.body)
+            yield Probe(f"chat:{mode}:{v.path}", "chat", mode, v, body, baseline, check, restates)
 
 
 # -- Anthropic Messages --------------------------------------------------------------------------

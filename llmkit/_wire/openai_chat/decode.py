@@ -18,9 +18,12 @@ Besides text, reasoning and ``tool_calls`` (docs/design.md §4, "Report, never g
   joined) is kept in ``message.provider_data["audio"]`` and its ``id`` sent back;
 - ``logprobs`` (``content`` / ``refusal`` token lists, joined over the stream),
   ``service_tier``, ``system_fingerprint``, ``moderation`` and ``metadata`` are kept in
-  ``message.provider_data`` under their own names; so are ``model`` when it is not the id
-  asked for, and the ``usage`` object when it holds a count llmkit does not map (audio or
-  image tokens, predictions, ...) that is not zero.
+  ``message.provider_data`` under their own names; so are the first chunk's ``created``,
+  ``model`` when it is not the id asked for, and the ``usage`` object when it holds a count
+  llmkit does not map (audio or image tokens, predictions, ...) that is not zero, or a
+  ``total_tokens`` that is not the input and output tokens' sum (reported too);
+- a tool call whose ``type`` is neither ``function`` nor ``custom`` is reported and read as a
+  function call.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from ..._errors import ServerError
 from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
 from ..contract import DeltaSink, Frame
-from ..openai_responses.usage import unmapped_usage
+from ..openai_responses.usage import total_disagrees, unmapped_usage
 from ..splice import SplicedDecoder, first_alone
 from ..turn_failures import fail_turn
 from ..typed_reads import count, obj, seq, text, wrong_type
@@ -51,7 +54,8 @@ FINISH: dict[str, StopReason] = {
 _MERGED = ("text", "summary", "data", "signature")  # reasoning_details fields that stream
 # Response-level fields kept verbatim in provider_data (the last value holds).
 _KEPT = ("service_tier", "system_fingerprint", "moderation", "metadata")
-# What _usage maps (total_tokens is their sum; the rest is kept whole when not zero).
+# What _usage maps (total_tokens is their sum: one that is not is reported and the usage kept
+# whole, as is a usage with any other count that is not zero).
 MAPPED_USAGE = frozenset(
     {
         *("prompt_tokens", "completion_tokens", "total_tokens", "prompt_cache_hit_tokens"),
@@ -105,6 +109,7 @@ class Decoder(SplicedDecoder):
         "_logprobs",
         "_model",
         "_refusal",
+        "_started",
     )
 
     IGNORED = ("obfuscation",)  # random padding (gpt-5), different in every event, never read
@@ -113,6 +118,7 @@ class Decoder(SplicedDecoder):
         super().__init__(sink)
         self._model = model
         self._fields = chat_flags(model).reasoning_fields
+        self._started = False
         self._refusal = False
         self._details: dict[Any, dict[str, Any]] = {}  # OpenRouter reasoning_details by index
         self._cited: list[Any] = []  # annotations taken (a stream may repeat them)
@@ -142,7 +148,13 @@ class Decoder(SplicedDecoder):
     def chunk(self, chunk: dict[str, Any], seed: str, *, whole: bool = False) -> None:
         """One decoded chunk (``whole``: a non-streamed body, whose calls have no index)."""
         sink = self._sink
-        sink.meta(chunk.get("id") or None, seed=seed)  # the sink keeps the first of each
+        if not self._started:
+            self._started = True
+            sink.meta(chunk.get("id") or None, seed=seed)
+            if chunk.get("created") is not None:  # the same in every chunk (Unix seconds)
+                sink.provider_data("created", chunk["created"])
+        elif chunk.get("id"):
+            sink.meta(chunk["id"])
         if chunk.get("error"):  # an error payload inside a 200 stream (QUIRKS A5, A7)
             sink.fail(error_from_body(chunk, provider=self._model.provider))
             return
@@ -151,8 +163,9 @@ class Decoder(SplicedDecoder):
             usage = (obj(sink, chunk["x_groq"], "x_groq") or {}).get("usage")
         usage = obj(sink, usage, "usage")
         if usage:  # any chunk may carry usage; the last one holds (QUIRKS A8, J1)
-            sink.usage(_usage(sink, usage))
-            if unmapped_usage(usage, MAPPED_USAGE):
+            neutral = _usage(sink, usage)
+            sink.usage(neutral)
+            if total_disagrees(sink, usage, neutral) or unmapped_usage(usage, MAPPED_USAGE):
                 sink.provider_data("usage", usage)
         answered = chunk.get("model")
         if answered and answered != self._answered:
@@ -239,8 +252,14 @@ class Decoder(SplicedDecoder):
                 if not isinstance(tc, dict):
                     continue
                 index = tc.get("index", position if whole else None)
-                custom = tc.get(CUSTOM)
-                if custom is not None or tc.get("type") == CUSTOM:
+                custom, kind = tc.get(CUSTOM), tc.get("type")
+                if kind is not None and kind != "function" and kind != CUSTOM:
+                    sink.unknown(
+                        f"tool_call.type:{kind}",
+                        f"A tool call of type {kind!r}: read as a function call",
+                        type=kind,
+                    )
+                if custom is not None or kind == CUSTOM:
                     # a freeform call: its input is plain text, kept as raw_arguments
                     c = obj(sink, custom, "tool_call.custom") or {}
                     tool_call(

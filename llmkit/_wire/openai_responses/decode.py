@@ -55,7 +55,7 @@ class Decoder(SplicedDecoder):
 
     __slots__ = (
         *("_by_id", "_calls", "_envelope", "_incomplete", "_items", "_logprobs", "_messages"),
-        *("_model", "_refusal", "_started"),
+        *("_ended", "_model", "_refusal", "_started"),
     )
 
     IGNORED = ("sequence_number", "obfuscation")  # different in every event, never read
@@ -72,6 +72,7 @@ class Decoder(SplicedDecoder):
         self._logprobs: dict[tuple[int, int], list[Any]] = {}  # by (output, content) index
         self._refusal = False
         self._started = False
+        self._ended = False  # a terminal event (or an error) came
 
     # -- input ----------------------------------------------------------------------------
 
@@ -126,8 +127,11 @@ class Decoder(SplicedDecoder):
             self._unknown_event(event)
 
     def eof(self) -> None:
-        """End of the bytes: nothing to add. Without a terminal event first (a trailing
-        ``[DONE]`` some proxies add is not one) the stream was truncated (QUIRKS A4)."""
+        """End of the bytes. Without a terminal event first (a trailing ``[DONE]`` some proxies
+        add is not one) the stream was truncated (QUIRKS A4): the last status it was told is
+        kept (:mod:`.lifecycle`)."""
+        if not self._ended and self._envelope.status is not None:
+            self._sink.provider_data("status", self._envelope.status)
 
     # -- lifecycle (the envelope: .lifecycle) ---------------------------------------------
 
@@ -136,6 +140,7 @@ class Decoder(SplicedDecoder):
         self._envelope.read(event)
 
     def _completed(self, event: dict[str, Any]) -> None:
+        self._ended = True
         response = self._envelope.read(event)
         self._terminal(response)
         status = response.get("status")  # the stop reason as sent (None: none sent)
@@ -160,6 +165,7 @@ class Decoder(SplicedDecoder):
         self._sink.complete()
 
     def _incomplete_response(self, event: dict[str, Any]) -> None:
+        self._ended = True
         response = self._envelope.read(event)
         self._terminal(response)
         details = response.get("incomplete_details") or {}
@@ -170,6 +176,7 @@ class Decoder(SplicedDecoder):
         self._sink.complete()
 
     def _failed(self, event: dict[str, Any]) -> None:
+        self._ended = True
         response = self._envelope.read(event)
         self._terminal(response)  # keep what was generated before the failure
         err = response.get("error")
@@ -178,6 +185,7 @@ class Decoder(SplicedDecoder):
         self._sink.fail(response_error(err, self._model.provider))
 
     def _error(self, event: dict[str, Any]) -> None:
+        self._ended = True
         # Two shapes are seen: {"type": "error", "code", "message", "param"} (the documented
         # one) and {"type": "error", "error": {"type", "code", "message"}} (real 2025 traffic).
         err = event.get("error")
@@ -201,7 +209,8 @@ class Decoder(SplicedDecoder):
         usage = response_usage(self._sink, response.get("usage"))
         if usage is not None:
             self._sink.usage(usage)
-            if unmapped_usage(response["usage"], MAPPED) or total_disagrees(response["usage"]):
+            sent = response["usage"]
+            if total_disagrees(self._sink, sent, usage) or unmapped_usage(sent, MAPPED):
                 self._sink.provider_data("usage", response["usage"])
         if self._logprobs:  # every text part's tokens, in order
             every = [t for k in sorted(self._logprobs) for t in self._logprobs[k]]

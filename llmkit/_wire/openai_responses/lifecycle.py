@@ -4,13 +4,15 @@
 
 One record, whichever event carries it, streamed or whole:
 
-- ``id`` → ``message.response_id``, and ``model`` → ``message.provider_data["model"]`` (when it
-  is not the id asked for: the snapshot behind an alias). They name the response, so they do
-  not change: the first one is kept and a different later one is reported (as for Chat chunk
-  ids, QUIRKS A9);
+- ``id`` → ``message.response_id``, ``model`` → ``message.provider_data["model"]`` (when it
+  is not the id asked for: the snapshot behind an alias), and ``created_at`` →
+  ``message.provider_data["created_at"]``. They name the response, so they do not change: the
+  first one is kept and a different later one is reported (as for Chat chunk ids, QUIRKS A9);
 - ``status`` changes as the response runs (``queued`` → ``in_progress`` → ``completed``): the
   terminal event's is ``raw_stop_reason`` (``None`` when it sent none, never guessed). A status
-  that contradicts its own event (``response.in_progress`` saying ``failed``) is reported;
+  that contradicts its own event (``response.in_progress`` saying ``failed``) is reported. A
+  stream cut before its terminal event keeps the last status it was told in
+  ``message.provider_data["status"]`` (a background response still ``queued``, say);
 - ``service_tier`` and the other fields of :data:`.usage.KEPT` (``moderation``,
   ``prompt_cache_diagnostics``, ...) are kept in ``message.provider_data``, the latest event's
   winning (a response created with tier ``auto`` completes with the tier that served it).
@@ -49,13 +51,15 @@ _STATUSES: dict[str, tuple[str, ...]] = {
 class Envelope:
     """The response's own record, updated by every lifecycle event (module docstring)."""
 
-    __slots__ = ("_model", "_sink", "id", "model")
+    __slots__ = ("_model", "_sink", "created_at", "id", "model", "status")
 
     def __init__(self, sink: DeltaSink, model: Model) -> None:
         self._sink = sink
         self._model = model
         self.id: str | None = None
         self.model: str | None = None
+        self.status: str | None = None  # the latest lifecycle event's
+        self.created_at: object = None
 
     def read(self, event: dict[str, Any]) -> dict[str, Any]:
         """Update the record from a lifecycle event; its ``response`` object (``{}`` if none)."""
@@ -77,7 +81,16 @@ class Envelope:
                     sink.provider_data("model", answered)
             elif answered != self.model:
                 self._changed(kind, "model", answered, self.model)
+        created = response.get("created_at")
+        if created is not None:
+            if self.created_at is None:
+                self.created_at = created
+                sink.provider_data("created_at", created)
+            elif created != self.created_at:
+                self._changed(kind, "created_at", created, self.created_at)
         status = response.get("status")
+        if isinstance(status, str):
+            self.status = status
         if status is not None and status not in _STATUSES.get(kind, (status,)):
             sink.malformed(
                 f"A {kind} event says the response is {status!r}; read as its event says",
@@ -90,7 +103,7 @@ class Envelope:
                 sink.provider_data(key, response[key])
         return response
 
-    def _changed(self, kind: str, field: str, new: str, kept: str) -> None:
+    def _changed(self, kind: str, field: str, new: object, kept: object) -> None:
         # once a stream: GitHub Copilot names another response id in every event
         self._sink.malformed(
             f"A {kind} event names response {field} {new!r}, not {kept!r}; kept the first",

@@ -11,11 +11,12 @@ from ..contract import DeltaSink
 
 __all__ = ["KEPT", "MAPPED", "response_usage", "total_disagrees", "unmapped_usage"]
 
-# What the response says about itself beyond its output and usage, kept in
-# message.provider_data as sent.
+# What the response says about itself beyond its output and usage (its tier, its timestamps,
+# ...), kept in message.provider_data as sent.
 KEPT = (
     *("service_tier", "moderation", "prompt_cache_diagnostics", "prompt_cache_options"),
     *("tool_usage", "input_transformations", "access_programs", "image"),
+    "completed_at",
 )
 
 # What response_usage maps (total_tokens is their sum: one that is not is reported and the usage
@@ -37,14 +38,8 @@ def response_usage(sink: DeltaSink, value: Any) -> Usage | None:
     # output_tokens includes reasoning tokens: already llmkit's convention. A count that was
     # not reported stays None, never guessed (J1).
     details = values.obj(sink, u.get("input_tokens_details"), "usage.input_tokens_details") or {}
-    if total_disagrees(u):
-        sink.malformed(
-            f"usage.total_tokens ({u['total_tokens']}) is not input_tokens + output_tokens "
-            f"({u['input_tokens'] + u['output_tokens']}); kept the parts, and the usage whole",
-            total_tokens=u["total_tokens"],
-        )
     out = values.obj(sink, u.get("output_tokens_details"), "usage.output_tokens_details") or {}
-    return Usage(
+    usage = Usage(
         input=values.count(sink, u.get("input_tokens"), "usage.input_tokens"),
         output=values.count(sink, u.get("output_tokens"), "usage.output_tokens"),
         cache_read=values.count(sink, details.get("cached_tokens"), "usage.cached_tokens"),
@@ -53,14 +48,30 @@ def response_usage(sink: DeltaSink, value: Any) -> Usage | None:
         ),
         reasoning=values.count(sink, out.get("reasoning_tokens"), "usage.reasoning_tokens"),
     )
+    return usage
 
 
-def total_disagrees(usage: dict[str, Any]) -> bool:
-    """Whether ``usage`` has a ``total_tokens`` that is not ``input_tokens + output_tokens``
-    (one that is says nothing more: it is not kept)."""
-    counts = [usage.get(k) for k in ("total_tokens", "input_tokens", "output_tokens")]
-    ints = [c for c in counts if isinstance(c, int) and not isinstance(c, bool)]
-    return len(ints) == 3 and ints[0] != ints[1] + ints[2]
+def total_disagrees(sink: DeltaSink, sent: dict[str, Any], usage: Usage) -> bool:
+    """Whether the ``total_tokens`` of a usage object ``sent`` is not the input plus the output
+    it maps to (``usage``, llmkit's convention: reasoning inside the output, cache inside the
+    input); reported when it is not. One that is says nothing more: it is not kept. One that
+    is not: the caller keeps the usage object whole (Responses and Chat alike)."""
+    total = sent.get("total_tokens")
+    if (
+        not isinstance(total, int)
+        or isinstance(total, bool)
+        or usage.input is None
+        or usage.output is None
+        or total == usage.input + usage.output
+    ):
+        return False
+    sink.malformed(
+        f"usage.total_tokens ({total}) is not the input and output tokens' sum "
+        f"({usage.input + usage.output}); kept the parts, and the usage whole",
+        once="usage.total_tokens",  # some servers send usage in every chunk
+        total_tokens=total,
+    )
+    return True
 
 
 def unmapped_usage(usage: dict[str, Any], mapped: frozenset[str]) -> bool:

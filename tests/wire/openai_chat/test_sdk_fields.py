@@ -272,8 +272,39 @@ def test_the_model_that_answered_and_unmapped_usage_counts_are_kept() -> None:
         "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 7},
     }
     msg = llmkit.parse_response(MODEL, whole({"content": "Hi"}, "stop", usage=usage))
-    assert msg.provider_data == {"model": "gpt-4o-2024-08-06", "usage": usage}
+    assert msg.provider_data == {"created": 1, "model": "gpt-4o-2024-08-06", "usage": usage}
     plain = {**USAGE, "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0}}
     same = {**HEAD, "model": "gpt-4o"}
     body = {**whole({"content": "Hi"}, "stop", usage=plain), **same}
-    assert llmkit.parse_response(MODEL, body).provider_data is None  # zeros: nothing more
+    # zeros: nothing more than the creation time
+    assert llmkit.parse_response(MODEL, body).provider_data == {"created": 1}
+
+
+def test_the_creation_time_is_kept_and_a_total_that_is_not_the_sum_is_reported_once() -> None:
+    bad = {**USAGE, "total_tokens": 99}
+    for msg in (
+        llmkit.parse_response(MODEL, whole({"content": "Hi"}, "stop", usage=bad)),
+        # usage in every chunk (some servers): reported once all the same
+        streamed(sse(chunk({"content": "Hi"}, usage=bad), chunk({}, "stop", usage=bad))),
+    ):
+        assert msg.provider_data is not None and msg.provider_data["created"] == 1
+        assert msg.provider_data["usage"] == bad  # kept whole
+        assert (msg.usage.input, msg.usage.output) == (9, 4)  # the parts hold
+        [diagnostic] = [d for d in msg.diagnostics if d.kind == "event_malformed"]
+        assert diagnostic.details == {"total_tokens": 99}
+    good = llmkit.parse_response(MODEL, whole({"content": "Hi"}, "stop"))
+    assert not good.diagnostics and "usage" not in (good.provider_data or {})
+
+
+def test_a_tool_call_of_a_type_llmkit_does_not_know_is_reported_and_read_as_a_function() -> None:
+    call = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "f"}}
+    first = chunk({"tool_calls": [dict(call)]})
+    first["choices"][0]["delta"]["tool_calls"][0]["type"] = "mcp"  # not in the SDK's type
+    body = sse(first, chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]}))
+    msg = streamed(body)
+    assert [(c.name, c.arguments) for c in msg.tool_calls] == [("f", {})]
+    assert [(d.kind, d.details) for d in msg.diagnostics if d.kind == "event_unknown"] == [
+        ("event_unknown", {"type": "mcp"})
+    ]
+    plain = streamed(sse(chunk({"tool_calls": [call]}), chunk({}, "tool_calls")))
+    assert [d.kind for d in plain.diagnostics if d.kind == "event_unknown"] == []

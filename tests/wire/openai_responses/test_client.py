@@ -11,6 +11,7 @@ import openai
 import pytest
 
 import llmkit
+from llmkit._fake.encoding import CLOCK
 from llmkit.testing import FakeError, FakeProvider, FakeReply, FakeRequest, FakeToolCall
 from tests.support.clients import Run, run_async, run_sync
 
@@ -186,6 +187,11 @@ def test_non_streamed_body_parses_like_the_stream() -> None:
             part.pop(key, None)
     assert a["provider_data"].pop("message_ids") == ["msg_fake1_1"]
     assert b["provider_data"].pop("message_ids") == ["msg_fake2_1"]
+    # the fake's clock: a fixed start plus the request's number
+    assert (a["provider_data"].pop("created_at"), b["provider_data"].pop("created_at")) == (
+        CLOCK + 1,
+        CLOCK + 2,
+    )
     assert a == b
 
 

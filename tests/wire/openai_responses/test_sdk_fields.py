@@ -82,7 +82,33 @@ def test_a_stream_cut_after_its_first_events_keeps_their_envelope() -> None:
     events = replay(sse(lifecycle("created", model=SNAPSHOT, service_tier="flex")), MODEL)
     msg = events[-1].message  # type: ignore[union-attr]
     assert isinstance(events[-1], llmkit.ErrorEvent) and msg.response_id == "resp_1"
-    assert msg.provider_data == {"model": SNAPSHOT, "service_tier": "flex"}
+    # the last status it was told: the stream was cut while the response was in progress
+    assert msg.provider_data == {"model": SNAPSHOT, "service_tier": "flex", "status": "in_progress"}
+
+
+@pytest.mark.parametrize("kinds_", [("created",), ("created", "queued"), ("queued", "in_progress")])
+def test_a_cut_stream_keeps_the_last_status_and_a_finished_one_keeps_none(
+    kinds_: tuple[str, ...],
+) -> None:
+    statuses = {"created": "queued", "queued": "queued", "in_progress": "in_progress"}
+    cut = [lifecycle(k, status=statuses[k]) for k in kinds_]
+    msg = replay(sse(*cut), MODEL)[-1].message  # type: ignore[union-attr]
+    assert msg is not None and msg.provider_data is not None
+    assert msg.provider_data["status"] == statuses[kinds_[-1]]
+    finished = stream(*cut, completed())
+    assert "status" not in (finished.provider_data or {})  # raw_stop_reason says it
+    assert finished.raw_stop_reason == "completed"
+
+
+def test_the_creation_time_is_the_first_events_and_a_different_later_one_is_reported() -> None:
+    msg = stream(
+        lifecycle("created", created_at=100),
+        lifecycle("in_progress", created_at=100),
+        completed(created_at=200, completed_at=300),
+    )
+    assert msg.provider_data is not None
+    assert (msg.provider_data["created_at"], msg.provider_data["completed_at"]) == (100, 300)
+    assert [d.details.get("ignored") for d in msg.diagnostics] == [200]
 
 
 def test_a_response_that_changes_its_id_or_model_keeps_the_first_and_says_so() -> None:
