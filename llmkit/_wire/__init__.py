@@ -1,6 +1,9 @@
 """Wire adapters, one subpackage per wire API, each a module satisfying
-:class:`~llmkit._wire.contract.WireAdapter` (request mapping in ``request.py``, decoding in
-``decode.py``). :func:`adapter` is the typed registry, keyed by :data:`~llmkit.Api`.
+:class:`~llmkit._wire.contract.WireAdapter`: ``request.py`` maps a Context and the options to
+the body (with the ``headers`` and ``url``), ``decode.py`` turns the stream (or a whole body)
+into neutral deltas, and where the wire has a token-counting endpoint, ``count.py`` adds it
+(:class:`~llmkit._wire.contract.TokenCounter`); the subpackage re-exports what the protocols
+name. :func:`adapter` is the typed registry, keyed by :data:`~llmkit.Api`.
 """
 
 from __future__ import annotations

@@ -83,7 +83,8 @@ class DeltaSink(Protocol):
 
     def meta(self, response_id: str | None = None, seed: str | None = None) -> None:
         """The response id (the first non-empty one is kept); ``seed`` (e.g. the first event's
-        text) makes synthesised ids deterministic when there is no response id."""
+        text; the first non-empty one is kept too) makes synthesised ids deterministic when
+        there is no response id. A decoder may report both with every event."""
 
     def text(self, delta: str, key: object = 0) -> None:
         """Text for text part ``key``."""
@@ -186,7 +187,26 @@ class WireAdapter(Protocol):
     def build(
         self, model: Model, context: Context, opts: Options, *, stream: bool
     ) -> tuple[dict[str, Any], list[Diagnostic]]:
-        """The JSON body, and a diagnostic for each change made to get there."""
+        """The JSON body, and a diagnostic for each change made to get there.
+
+        Args:
+            model: The target model (of this wire's ``api``).
+            context: The conversation; never modified.
+            opts: The checked options; the wire reads its body fields.
+            stream: Whether the response is to be streamed: the wire's stream fields in the
+                body, where it has any (some wires choose the stream by the URL alone).
+
+        Returns:
+            The body and the request-side diagnostics.
+
+        Raises:
+            InvalidRequestError: on every wire, an unknown ``reasoning`` level, duplicate
+                tool names or a ``tool_choice`` naming an undeclared tool
+                (:func:`~llmkit._wire.skeleton.build_body`), or a ``strict`` tool on a model
+                without strict support (:func:`~llmkit._wire.skeleton.strict_refused`); on
+                the wires that rewrite a schema, one the rewrite cannot express (OpenAI's
+                strict mode, the OpenAPI subset of older Gemini models).
+        """
         ...
 
     def frames(self, max_event_size: int) -> FrameDecoder:

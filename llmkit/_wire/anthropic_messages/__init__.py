@@ -1,9 +1,5 @@
-"""Anthropic Messages (``api="anthropic-messages"``): ``POST {base_url}/messages``.
-
-The adapter: :mod:`.request` maps a Context to the body, :mod:`.decode` turns the stream (or a
-whole ``message`` body) into neutral deltas. This module satisfies
-:class:`~llmkit._wire.contract.WireAdapter`, and :mod:`.count` adds the token-counting endpoint
-(:class:`~llmkit._wire.contract.TokenCounter`).
+"""Anthropic Messages (``api="anthropic-messages"``): ``POST {base_url}/messages``, and
+``/messages/count_tokens`` to count tokens (:mod:`.count`).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ..._diagnostics import Diagnostic
 from ..._messages import (
@@ -54,16 +54,9 @@ from ..._messages import (
 from ..._models import Model
 from ..._reasoning import BUDGETS, LEVELS, budget, effort, refuse
 from ..._tools.definition import Tool
+from .. import request_features as features
 from ..contract import Options
 from ..prepare import Prepared
-from ..request_features import (
-    forced_choice,
-    function_tools,
-    omit_document,
-    output_schema,
-    provider_tools,
-    reads_pdf,
-)
 from ..skeleton import Origin, build_body, strict_refused
 from ..turns import turns
 from .caching import MARK, control, place
@@ -99,61 +92,68 @@ _EFFORTS = ("low", "medium", "high")  # adaptive thinking's levels on a Claude n
 # For ids the catalogue does not know, the Claude family and version decide (model.compat
 # flags set in the catalogue win): 4.6 and later take adaptive thinking with an effort level;
 # Fable and Opus 5.5+ cannot turn it off; Opus 4.7 and every Claude 5 refuse sampling params.
+_T = TypeVar("_T")
 _CLAUDE = re.compile(r"claude-(opus|sonnet|haiku|fable)-(\d+)(?:-(\d{1,2}))?(?!\d)")
 
 
-def _claude_version(model_id: str) -> tuple[str, tuple[int, int]] | None:
-    match = _CLAUDE.search(model_id)
+def _flag_or_id(
+    flag: _T | None, model: Model, unknown: _T, rule: Callable[[str, tuple[int, int]], _T]
+) -> _T:
+    """How every Claude capability below is decided: the catalogue's flag when it is set, else
+    ``rule`` on the Claude family and ``(major, minor)`` version in the id, else ``unknown``
+    (an id that names no Claude version)."""
+    if flag is not None:
+        return flag
+    match = _CLAUDE.search(model.id)
     if match is None:
-        return None
-    return match.group(1), (int(match.group(2)), int(match.group(3) or 0))
+        return unknown
+    return rule(match.group(1), (int(match.group(2)), int(match.group(3) or 0)))
 
 
-def thinking_mode(model: Model) -> str:
-    """``budget``, ``adaptive`` or ``always`` for this model (flag first, then the id)."""
-    flags = claude_flags(model)
-    if flags.thinking is not None:
-        return flags.thinking
-    found = _claude_version(model.id)
-    if found is None:
-        return "budget"
-    family, version = found
+def _thinking_by_version(family: str, version: tuple[int, int]) -> str:
     if family == "fable" or (family == "opus" and version >= (5, 5)):
         return "always"
     return "adaptive" if version >= (4, 6) else "budget"
 
 
+def thinking_mode(model: Model) -> str:
+    """``budget``, ``adaptive`` or ``always`` for this model (flag first, then the id)."""
+    return _flag_or_id(claude_flags(model).thinking, model, "budget", _thinking_by_version)
+
+
 def supports_structured_output(model: Model) -> bool:
     """Whether ``output_config.format`` may be sent (flag first, then the id: Claude 4.5 and
     later, Opus 4.1, every Fable)."""
-    if model.structured_output is not None:
-        return model.structured_output
-    found = _claude_version(model.id)
-    if found is None:
-        return False
-    family, version = found
-    return family == "fable" or version >= (4, 5) or (family == "opus" and version >= (4, 1))
+    return _flag_or_id(
+        model.structured_output,
+        model,
+        False,
+        lambda family, v: family == "fable" or v >= (4, 5) or (family == "opus" and v >= (4, 1)),
+    )
 
 
 def supports_eager_streaming(model: Model) -> bool:
     """Whether tools may carry ``eager_input_streaming`` (flag first, then the id: Claude 4 and
     later)."""
-    if model.eager_input_streaming is not None:
-        return model.eager_input_streaming
-    found = _claude_version(model.id)
-    return found is not None and (found[0] == "fable" or found[1] >= (4, 0))
+    return _flag_or_id(
+        model.eager_input_streaming,
+        model,
+        False,
+        lambda family, v: family == "fable" or v >= (4, 0),
+    )
 
 
 def supports_sampling(model: Model) -> bool:
-    """Whether non-default temperature/top_p may be sent (flag first, then the id)."""
-    flags = claude_flags(model)
-    if flags.supports_sampling is not None:
-        return flags.supports_sampling
-    found = _claude_version(model.id)
-    if found is None:
-        return True
-    family, version = found
-    return not (version >= (5, 0) or family == "fable" or (family == "opus" and version >= (4, 7)))
+    """Whether non-default temperature/top_p may be sent (flag first, then the id: not to
+    Claude 5 and later, Opus 4.7 and later, or Fable)."""
+    return _flag_or_id(
+        claude_flags(model).supports_sampling,
+        model,
+        True,
+        lambda family, v: (
+            not (v >= (5, 0) or family == "fable" or (family == "opus" and v >= (4, 7)))
+        ),
+    )
 
 
 _IMAGE_PLACEHOLDER = "[image omitted: the model cannot see images]"
@@ -183,12 +183,9 @@ def url(model: Model, base_url: str, *, stream: bool) -> str:
 def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The JSON body for ``context`` and the diagnostics of what had to change.
-
-    Raises:
-        InvalidRequestError: duplicate tool names, a ``tool_choice`` naming an undeclared
-            tool, or a ``strict`` tool on a model without strict support.
-    """
+    """The ``/messages`` body and its diagnostics (see
+    :meth:`~llmkit._wire.contract.WireAdapter.build`): ``"stream": true`` when streamed; on
+    Vertex AI ``anthropic_version`` in place of ``model``."""
 
     def fill(prepared: Prepared) -> dict[str, Any]:
         diags = prepared.diagnostics
@@ -199,9 +196,9 @@ def build(
             body["system"] = context.system
         body["messages"] = _messages(prepared.messages, model, diags)
         eager = _eager(model, opts, diags)
-        tools = [_tool(t, model, eager, diags) for t in function_tools(context)]
+        tools = [_tool(t, model, eager, diags) for t in features.function_tools(context)]
         # Copied: a cache breakpoint may be put on one, and the caller's spec is never modified.
-        tools += [dict(spec) for spec in provider_tools(context, model, diags)]
+        tools += [dict(spec) for spec in features.provider_tools(context, model, diags)]
         if tools:
             body["tools"] = tools
         _options(body, model, opts, diags)
@@ -259,8 +256,8 @@ def _document(p: DocumentPart, model: Model, diags: list[Diagnostic]) -> dict[st
     if p.text is not None:
         # The text source is text/plain whatever the text/* type (the only one Anthropic takes).
         source: dict[str, Any] = {"type": "text", "media_type": "text/plain", "data": p.text}
-    elif not reads_pdf(model):
-        return {"type": "text", "text": omit_document(diags, model, p)}
+    elif not features.reads_pdf(model):
+        return {"type": "text", "text": features.omit_document(diags, model, p)}
     elif p.url is not None:
         source = {"type": "url", "url": p.url}
     else:
@@ -471,7 +468,7 @@ def _options(body: dict[str, Any], model: Model, opts: Options, diags: list[Diag
     body["max_tokens"] = max_tokens
 
     choice = _tool_choice(
-        opts, forced_choice(model, opts, diags), bool(body.get("tools")), unsupported
+        opts, features.forced_choice(model, opts, diags), bool(body.get("tools")), unsupported
     )
     forced = choice is not None and choice["type"] in ("any", "tool")
     thinking = _reasoning(body, model, opts, max_tokens, forced, unsupported)
@@ -506,7 +503,7 @@ def _response_format(
 ) -> None:
     from ..._schema.anthropic import anthropic_output_schema
 
-    schema = output_schema(fmt, None)[1]  # no name on this wire
+    schema = features.output_schema(fmt, None)[1]  # no name on this wire
     if not supports_structured_output(model):
         unsupported(
             "response_format",

@@ -61,10 +61,10 @@ from ..._messages import (
 from ..._models import Model
 from ..._reasoning import CLASSIC, LEVELS, budget, effort, refuse
 from ..._tools.definition import Tool
+from .. import request_features as features
 from ..anthropic_messages.request import supports_sampling, thinking_mode
 from ..contract import Options
 from ..prepare import Prepared
-from ..request_features import function_tools, provider_tools
 from ..skeleton import Origin, build_body, strict_refused
 from ..turns import turns
 from .history import flatten_tool_blocks
@@ -115,12 +115,9 @@ def url(model: Model, base_url: str, *, stream: bool) -> str:
 def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The JSON body for ``context`` and the diagnostics of what had to change.
-
-    Raises:
-        InvalidRequestError: duplicate tool names, a ``tool_choice`` naming an undeclared
-            tool, or a ``strict`` tool on a model without strict support.
-    """
+    """The ``Converse`` body and its diagnostics (see
+    :meth:`~llmkit._wire.contract.WireAdapter.build`), the same for both operations: ``stream``
+    changes only the URL."""
     builder: _Builder | None = None
 
     def fill(prepared: Prepared) -> dict[str, Any]:
@@ -339,8 +336,9 @@ class _Builder:
     ) -> dict[str, Any] | None:
         choice: dict[str, Any] | None = None
         requested = opts.tool_choice
-        tools = [self.tool(t) for t in function_tools(context)]
-        tools += provider_tools(context, self.model, self.diags)  # e.g. {"systemTool": ...}
+        tools = [self.tool(t) for t in features.function_tools(context)]
+        # The provider tools for this wire, as given (e.g. {"systemTool": ...}).
+        tools += features.provider_tools(context, self.model, self.diags)
         if requested is not None and not tools:
             self.unsupported("tool_choice", "the request declares no tools")
         elif isinstance(requested, dict):

@@ -1,9 +1,6 @@
-"""Gemini (``api="gemini"``): ``generateContent`` and ``streamGenerateContent?alt=sse``.
-
-The adapter: :mod:`.request` maps a Context to the body, :mod:`.decode` turns the stream (or a
-whole body, or the JSON array sent without ``alt=sse``) into neutral deltas. This module
-satisfies :class:`~llmkit._wire.contract.WireAdapter`, and :mod:`.count` adds the
-token-counting endpoint (:class:`~llmkit._wire.contract.TokenCounter`).
+"""Gemini (``api="gemini"``): ``generateContent`` and ``streamGenerateContent?alt=sse`` (the
+JSON array that endpoint sends without ``alt=sse`` is read too), and ``countTokens``
+(:mod:`.count`).
 """
 
 from __future__ import annotations

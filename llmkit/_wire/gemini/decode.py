@@ -139,7 +139,6 @@ class Decoder(SplicedDecoder):
         "_last_text",
         "_last_usage",
         "_model",
-        "_started",
         "_streamed",
         "_text",
         "_thought",
@@ -148,7 +147,6 @@ class Decoder(SplicedDecoder):
     def __init__(self, sink: DeltaSink, model: Model) -> None:
         super().__init__(sink)
         self._model = model
-        self._started = False
         self._last_usage: dict[str, Any] | None = None  # the usageMetadata last read
         self._finished = False  # a finish reason was seen: EOF is then a clean end
         self._keys = 0
@@ -242,11 +240,7 @@ class Decoder(SplicedDecoder):
     def chunk(self, chunk: dict[str, Any], seed: str) -> None:
         """One ``GenerateContentResponse`` (``seed``: its text, for synthesised ids)."""
         sink = self._sink
-        if not self._started:
-            self._started = True
-            sink.meta(chunk.get("responseId") or None, seed=seed)
-        elif chunk.get("responseId"):
-            sink.meta(chunk["responseId"])
+        sink.meta(chunk.get("responseId") or None, seed=seed)  # the sink keeps the first of each
         if chunk.get("error"):  # an error inside a 200 stream, or an error array (A10)
             sink.fail(error_from_body(chunk, provider=self._model.provider))
             return

@@ -51,19 +51,9 @@ from ..._messages import (
 from ..._models import Model
 from ..._reasoning import budget, effort
 from ..._tools.definition import Tool
+from .. import request_features as features
 from ..contract import Options
 from ..prepare import Prepared
-from ..request_features import (
-    document_text,
-    forced_choice,
-    function_tools,
-    omit_document,
-    output_schema,
-    provider_tools,
-    reads_pdf,
-    result_text,
-    unsupported,
-)
 from ..skeleton import Origin, build_body, strict_refused
 from .kept import OUTPUT_ONLY_PART_FIELDS
 
@@ -213,9 +203,9 @@ class _Builder:
 
     def document(self, p: DocumentPart) -> dict[str, Any]:
         if p.text is not None:
-            return {"text": document_text(p)}
-        if not reads_pdf(self.model):
-            return {"text": omit_document(self.diags, self.model, p)}
+            return {"text": features.document_text(p)}
+        if not features.reads_pdf(self.model):
+            return {"text": features.omit_document(self.diags, self.model, p)}
         if p.data is not None:
             return {"inlineData": {"mimeType": p.media_type, "data": p.data}}
         return {"fileData": {"mimeType": p.media_type, "fileUri": p.url}}
@@ -324,7 +314,7 @@ class _Builder:
         images: list[dict[str, Any]] = []
         for r in run:
             name, gemini_id = self.calls.get(r.tool_call_id, (r.tool_name, None))
-            text = result_text(r.content)
+            text = features.result_text(r.content)
             # Google's convention: "output" for a result, "error" for a failure.
             response: dict[str, Any] = {
                 "name": name,
@@ -375,8 +365,8 @@ class _Builder:
         return result
 
     def tool_config(self, has_tools: bool) -> dict[str, Any] | None:
-        choice = forced_choice(self.model, self.opts, self.diags)
-        tools = function_tools(self.context)
+        choice = features.forced_choice(self.model, self.opts, self.diags)
+        tools = features.function_tools(self.context)
         config: dict[str, Any] = {}
         if choice is not None:
             if not has_tools:
@@ -458,7 +448,7 @@ class _Builder:
         return config
 
     def response_format(self, fmt: Any) -> dict[str, Any]:
-        name, schema = output_schema(fmt, None)  # the name is only used in diagnostics
+        name, schema = features.output_schema(fmt, None)  # the name is only used in diagnostics
         if OPENAPI_SUBSET_MODELS.search(self.model.id):
             subset = self.openapi(schema, name)
             return {"responseMimeType": "application/json", "responseSchema": subset}
@@ -476,13 +466,13 @@ def streams_arguments(model: Model) -> bool:
 
 def _cache(model: Model, opts: Options, diags: list[Diagnostic]) -> None:
     if opts.cache in ("long", "off"):
-        unsupported(
+        features.unsupported(
             diags,
             f"cache={opts.cache!r}",
             "Gemini caches prompt prefixes implicitly, with no lifetime or switch to send",
         )
     if opts.cache_key is not None:
-        unsupported(diags, "cache_key", "Gemini takes no prompt-cache key")
+        features.unsupported(diags, "cache_key", "Gemini takes no prompt-cache key")
 
 
 def _gemini_id(call: ToolCall, message: AssistantMessage) -> str | None:
@@ -497,30 +487,19 @@ def _gemini_id(call: ToolCall, message: AssistantMessage) -> str | None:
 def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The JSON body for ``context`` and the diagnostics of what had to change.
-
-    Args:
-        model: The target model (``api="gemini"``).
-        context: The conversation; never modified.
-        opts: The body options.
-        stream: Unused: the body is the same for both endpoints (the URL differs).
-
-    Returns:
-        The body and the request-side diagnostics.
-
-    Raises:
-        InvalidRequestError: A bad option value, duplicate tool names, a ``tool_choice``
-            naming an undeclared tool, or a strict tool on a model without strict support.
-    """
+    """The ``generateContent`` body and its diagnostics (see
+    :meth:`~llmkit._wire.contract.WireAdapter.build`), the same for both endpoints: ``stream``
+    changes only the URL."""
 
     def fill(prepared: Prepared) -> dict[str, Any]:
         b = _Builder(model, context, opts, prepared)
         body: dict[str, Any] = {"contents": b.contents()}
         if context.system:
             body["systemInstruction"] = {"parts": [{"text": context.system}]}
-        declared = [b.declaration(t) for t in function_tools(context)]
+        declared = [b.declaration(t) for t in features.function_tools(context)]
         tools = [{"functionDeclarations": declared}] if declared else []
-        tools += provider_tools(context, model, b.diags)  # each hosted tool is its own entry
+        # Each provider tool is its own entry.
+        tools += features.provider_tools(context, model, b.diags)
         if tools:
             body["tools"] = tools
         _cache(model, opts, b.diags)

@@ -35,21 +35,9 @@ from ..._messages import (
 )
 from ..._models import Model
 from ..._reasoning import CLASSIC, effort, off_effort
+from .. import request_features as features
 from ..contract import Options
 from ..prepare import Prepared, arguments_json
-from ..request_features import (
-    Breakpoints,
-    document_text,
-    filename,
-    forced_choice,
-    function_tools,
-    omit_document,
-    openai_cache,
-    output_schema,
-    provider_tools,
-    reads_pdf,
-    result_text,
-)
 from ..skeleton import Origin, build_body, strict_refused
 from .compat import chat_flags
 
@@ -83,7 +71,7 @@ class _Builder:
         self.opts = opts
         self.prepared = prepared
         self.diags = prepared.diagnostics
-        self.breakpoints = Breakpoints(model, opts, self.diags)
+        self.breakpoints = features.Breakpoints(model, opts, self.diags)
 
     def report(self, kind: Any, message: str, **details: Any) -> None:
         self.diags.append(Diagnostic(kind=kind, message=message, details=details))
@@ -146,14 +134,14 @@ class _Builder:
 
     def document(self, p: DocumentPart) -> dict[str, Any]:
         if p.text is not None:
-            return {"type": "text", "text": document_text(p)}
-        if not reads_pdf(self.model):
-            return {"type": "text", "text": omit_document(self.diags, self.model, p)}
+            return {"type": "text", "text": features.document_text(p)}
+        if not features.reads_pdf(self.model):
+            return {"type": "text", "text": features.omit_document(self.diags, self.model, p)}
         if p.url is not None:
             why = "Chat Completions takes no file URL (send the PDF bytes)"
-            return {"type": "text", "text": omit_document(self.diags, self.model, p, why)}
+            return {"type": "text", "text": features.omit_document(self.diags, self.model, p, why)}
         data = f"data:{p.media_type};base64,{p.data}"
-        return {"type": "file", "file": {"filename": filename(p), "file_data": data}}
+        return {"type": "file", "file": {"filename": features.filename(p), "file_data": data}}
 
     def assistant(self, m: AssistantMessage) -> dict[str, Any]:
         model, compat = self.model, self.compat
@@ -211,7 +199,7 @@ class _Builder:
         return entry
 
     def tool_result(self, m: ToolResultMessage, images: list[dict[str, Any]]) -> dict[str, Any]:
-        text = result_text(m.content)
+        text = features.result_text(m.content)
         media = [
             p
             for p in m.content
@@ -269,7 +257,7 @@ class _Builder:
             body["top_p"] = opts.top_p
         if opts.stop:
             body["stop"] = opts.stop
-        choice = forced_choice(self.model, opts, self.diags)
+        choice = features.forced_choice(self.model, opts, self.diags)
         if choice is not None:
             if not has_tools:
                 self.unsupported("tool_choice", "the request declares no tools")
@@ -292,7 +280,7 @@ class _Builder:
                 self.unsupported("response_format", f"{self.model.id} has no structured output")
             else:
                 body["response_format"] = self.response_format(opts.response_format)
-        openai_cache(body, self.model, opts, self.diags)
+        features.openai_cache(body, self.model, opts, self.diags)
         self.breakpoints.report()
         if compat.supports_store:
             body["store"] = False  # stateless by default: nothing kept server-side
@@ -335,7 +323,7 @@ class _Builder:
             body["reasoning"] = {"effort": sent}
 
     def response_format(self, fmt: Any) -> dict[str, Any]:
-        name, schema = output_schema(fmt, self.diags)
+        name, schema = features.output_schema(fmt, self.diags)
         if not self.compat.supports_strict:
             # No strict mode to rewrite for: the schema goes as written. llama-server builds
             # its grammar from it, so every constraint kept is one enforced.
@@ -350,13 +338,15 @@ class _Builder:
 def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The JSON body for ``context`` and the diagnostics of what had to change."""
+    """The ``/chat/completions`` body and its diagnostics (see
+    :meth:`~llmkit._wire.contract.WireAdapter.build`): ``"stream": true`` when streamed, with
+    ``stream_options.include_usage`` where the server takes it."""
 
     def fill(prepared: Prepared) -> dict[str, Any]:
         b = _Builder(model, context, opts, prepared)
         body: dict[str, Any] = {"model": model.id, "messages": b.messages()}
-        tools = [b.tool(t) for t in function_tools(context)]
-        tools += provider_tools(context, model, b.diags)
+        tools = [b.tool(t) for t in features.function_tools(context)]
+        tools += features.provider_tools(context, model, b.diags)
         if tools:
             body["tools"] = tools
         b.options(body)

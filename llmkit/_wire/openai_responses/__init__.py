@@ -1,10 +1,6 @@
 """OpenAI Responses (``api="openai-responses"``): ``POST {base_url}/responses``, used
-statelessly (encrypted reasoning replayed from the caller's transcript).
-
-The adapter: :mod:`.request` maps a Context to the body, :mod:`.decode` turns the stream (or a
-whole ``response`` object) into neutral deltas. This module satisfies
-:class:`~llmkit._wire.contract.WireAdapter`, and :mod:`.count` adds the token-counting endpoint
-(:class:`~llmkit._wire.contract.TokenCounter`).
+statelessly (encrypted reasoning replayed from the caller's transcript), and
+``/responses/input_tokens`` to count tokens (:mod:`.count`).
 """
 
 from __future__ import annotations

@@ -51,21 +51,9 @@ from ..._messages import (
 from ..._models import Model
 from ..._reasoning import CLASSIC, effort, off_effort
 from ..._tools.definition import Tool
+from .. import request_features as features
 from ..contract import Options
 from ..prepare import Prepared, arguments_json
-from ..request_features import (
-    Breakpoints,
-    document_text,
-    filename,
-    forced_choice,
-    function_tools,
-    omit_document,
-    openai_cache,
-    output_schema,
-    provider_tools,
-    reads_pdf,
-    result_text,
-)
 from ..skeleton import Origin, build_body, strict_refused
 from .calls import CUSTOM, call_input_item, call_output_item
 from .citations import output_annotations
@@ -92,26 +80,13 @@ def url(model: Model, base_url: str, *, stream: bool) -> str:
 def build(
     model: Model, context: Context, opts: Options, *, stream: bool
 ) -> tuple[dict[str, Any], list[Diagnostic]]:
-    """The JSON body for ``context`` and the diagnostics of what had to change.
-
-    Args:
-        model: The target model (``api="openai-responses"``).
-        context: The conversation; never modified.
-        opts: Body options (``max_tokens``, ``tool_choice``, ``reasoning``, ...).
-        stream: Ask for a streamed response (``"stream": true``).
-
-    Returns:
-        The body and the request-side diagnostics.
-
-    Raises:
-        InvalidRequestError: a strict tool on a model without strict support, a schema strict
-            mode cannot express, duplicate tool names, or a ``tool_choice`` naming an
-            undeclared tool.
-    """
+    """The ``/responses`` body and its diagnostics (see
+    :meth:`~llmkit._wire.contract.WireAdapter.build`), stateless: ``store: false`` (a reasoning
+    model's encrypted reasoning asked for, QUIRKS F4); ``"stream": true`` when streamed."""
 
     def fill(prepared: Prepared) -> dict[str, Any]:
         diags = prepared.diagnostics
-        marks = Breakpoints(model, opts, diags)
+        marks = features.Breakpoints(model, opts, diags)
         calls: dict[str, ToolCall] = {}  # client-side calls sent so far, by id
         items: list[dict[str, Any]] = []
         for m in prepared.messages:
@@ -128,8 +103,8 @@ def build(
         if context.system:
             body["instructions"] = context.system
         body["input"] = items
-        tools = [_tool(t, model, diags) for t in function_tools(context)]
-        tools += provider_tools(context, model, diags)
+        tools = [_tool(t, model, diags) for t in features.function_tools(context)]
+        tools += features.provider_tools(context, model, diags)
         if tools:
             body["tools"] = tools
         _options(body, model, opts, diags)
@@ -167,17 +142,17 @@ def _image(p: ImagePart, model: Model, diags: list[Diagnostic]) -> dict[str, Any
 
 def _document(p: DocumentPart, model: Model, diags: list[Diagnostic]) -> dict[str, Any]:
     if p.text is not None:
-        return {"type": "input_text", "text": document_text(p)}
-    if not reads_pdf(model):
-        return {"type": "input_text", "text": omit_document(diags, model, p)}
+        return {"type": "input_text", "text": features.document_text(p)}
+    if not features.reads_pdf(model):
+        return {"type": "input_text", "text": features.omit_document(diags, model, p)}
     if p.url is not None:
         return {"type": "input_file", "file_url": p.url}
     data = f"data:{p.media_type};base64,{p.data}"
-    return {"type": "input_file", "filename": filename(p), "file_data": data}
+    return {"type": "input_file", "filename": features.filename(p), "file_data": data}
 
 
 def _parts(
-    parts: list[UserPart], model: Model, diags: list[Diagnostic], marks: Breakpoints
+    parts: list[UserPart], model: Model, diags: list[Diagnostic], marks: features.Breakpoints
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for p in parts:
@@ -200,7 +175,7 @@ def _plain(parts: list[UserPart], model: Model) -> bool:
 
 
 def _user_content(
-    parts: list[UserPart], model: Model, diags: list[Diagnostic], marks: Breakpoints
+    parts: list[UserPart], model: Model, diags: list[Diagnostic], marks: features.Breakpoints
 ) -> str | list[dict[str, Any]]:
     if _plain(parts, model):
         return "".join(p.text for p in parts if isinstance(p, TextPart))
@@ -382,7 +357,7 @@ def _tool_output(
     model: Model,
     diags: list[Diagnostic],
     calls: dict[str, ToolCall],
-    marks: Breakpoints,
+    marks: features.Breakpoints,
 ) -> dict[str, Any]:
     call = calls.get(m.tool_call_id)
     if call is not None:
@@ -399,7 +374,7 @@ def _tool_output(
     if media or marked:
         output = _parts(m.content, model, diags, marks)
     else:
-        output = result_text(m.content)
+        output = features.result_text(m.content)
     kind = "function_call_output" if call is None else "custom_tool_call_output"
     return {"type": kind, "call_id": m.tool_call_id, "output": output}
 
@@ -455,7 +430,7 @@ def _options(body: dict[str, Any], model: Model, opts: Options, diags: list[Diag
     if opts.stop:
         unsupported("stop", "the Responses API has no stop sequences")
     has_tools = bool(body.get("tools"))
-    choice = forced_choice(model, opts, diags)
+    choice = features.forced_choice(model, opts, diags)
     if choice is not None:
         if not has_tools:
             unsupported("tool_choice", "the request declares no tools")
@@ -488,11 +463,11 @@ def _options(body: dict[str, Any], model: Model, opts: Options, diags: list[Diag
             unsupported("response_format", f"{model.id} has no structured output")
         else:
             body["text"] = {"format": _response_format(model, opts.response_format, diags)}
-    openai_cache(body, model, opts, diags)
+    features.openai_cache(body, model, opts, diags)
 
 
 def _response_format(model: Model, fmt: Any, diags: list[Diagnostic]) -> dict[str, Any]:
-    name, schema = output_schema(fmt, diags)
+    name, schema = features.output_schema(fmt, diags)
     if not responses_flags(model).supports_strict:
         return {"type": "json_schema", "name": name, "schema": schema}  # as written (H2)
     strict, rewrites = _strict(schema, name)
