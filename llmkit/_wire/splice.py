@@ -79,13 +79,16 @@ class SplicedDecoder(ABC):
     module docstring). Subclasses supply :meth:`_full_path` and :meth:`_argument_delta` (or
     their own :meth:`_learn`), and ``IGNORED``."""
 
-    __slots__ = ("_budget", "_hole", "_new", "_sink")
+    __slots__ = ("_arguments", "_budget", "_hole", "_new", "_sink")
 
     IGNORED: ClassVar[tuple[str, ...]] = ()
     """Fields the full path never reads, whose values may differ between frames a hole takes."""
 
     def __init__(self, sink: DeltaSink) -> None:
         self._sink = sink
+        # ``sink.arguments``, the hot path's target, looked up once (the assembler's is
+        # ToolCalls.arguments itself): what a decoder calls for more argument text.
+        self._arguments = sink.arguments
         self._hole: Hole | None = None  # the hole in use: it took the frame before this one
         self._new: Hole | None = None  # a hole learnt from the frame before, not tried yet
         self._budget = BUDGET
@@ -140,7 +143,7 @@ class SplicedDecoder(ABC):
     def _learn(self, frame: Frame, payload: Any) -> Hole | None:
         """A hole for frames like ``frame`` (decoded as ``payload``): by default a
         :class:`Splice` whose matches go to ``sink.arguments(tag, fragment)``."""
-        return learn(frame, payload, self._argument_delta, self._sink.arguments, self.IGNORED)
+        return learn(frame, payload, self._argument_delta, self._arguments, self.IGNORED)
 
 
 def first_alone(items: Any) -> dict[str, Any] | None:

@@ -326,7 +326,7 @@ class Decoder(SplicedDecoder):
             if opaque is not None:
                 opaque.fragments.append(fragment)
             elif fragment:  # "" is a real, empty first fragment (D3): nothing to append
-                self._sink.arguments(index, fragment)
+                self._arguments(index, fragment)
         elif delta_type == "thinking_delta":
             thinking = delta.get("thinking")
             if isinstance(thinking, str):

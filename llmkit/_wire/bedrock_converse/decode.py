@@ -216,7 +216,7 @@ class Decoder(SplicedDecoder):
             if block is not None and block.kind == "server":
                 block.fragments.append(fragment)
             elif block is not None and block.kind == "tool":
-                sink.arguments(index, fragment)
+                self._arguments(index, fragment)
             else:  # input with no toolUse start: the assembler synthesises the id
                 self._blocks[index] = _Block("tool")
                 sink.tool_call(index, None, None, fragment)

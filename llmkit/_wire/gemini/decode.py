@@ -175,7 +175,7 @@ class Decoder(SplicedDecoder):
         def partial(fragments: list[dict[str, Any]]) -> None:
             self._partial(streamed, fragments)
 
-        call = Call(streamed.ordinal, streamed.writer, self._sink.arguments, partial)
+        call = Call(streamed.ordinal, streamed.writer, self._arguments, partial)
         return learn(frame.data, payload, self._one_fragment, self._no_op, call)
 
     def _one_fragment(self, chunk: Any) -> dict[str, Any] | None:
@@ -431,7 +431,7 @@ class Decoder(SplicedDecoder):
                 continue
             text = writer.add(fragment)
             if text:
-                self._sink.arguments(streamed.ordinal, text)  # the hot path: one per fragment
+                self._arguments(streamed.ordinal, text)  # the hot path: one per fragment
         for where, problem in writer.problems:
             self._sink.malformed(f"partialArgs: {problem}", json_path=where)
         writer.problems.clear()

@@ -113,7 +113,7 @@ class Decoder(SplicedDecoder):
         """:meth:`_emit` for more (non-empty) text of a call's arguments already begun."""
         pieces, index = tag
         pieces.append(delta)
-        self._sink.arguments(index, delta)
+        self._arguments(index, delta)
 
     def event(self, event: dict[str, Any], seed: str) -> None:
         """One decoded event (``seed``: its text, for deterministic ids before any id came)."""
@@ -389,7 +389,7 @@ class Decoder(SplicedDecoder):
                 self._messages.opens(item)
             sink.text(delta, key=item.index)
         elif kind == "args":
-            sink.arguments(item.index, delta)
+            self._arguments(item.index, delta)
         else:  # reasoning: summary or reasoning-text parts of one item, one ThinkingPart
             if first and item.thought:
                 delta = THINKING_SEPARATOR + delta
