@@ -117,7 +117,7 @@ def parse_stream(
     yield from pipeline.drain()
     for chunk in chunks:
         yield from pipeline.feed(chunk)
-        if pipeline.done:
+        if pipeline.asm.ended:  # pipeline.done, without a property call per read
             return
     yield from pipeline.eof()
 
@@ -134,7 +134,7 @@ async def aparse_stream(
     async for chunk in chunks:
         for event in pipeline.feed(chunk):
             yield event
-        if pipeline.done:
+        if pipeline.asm.ended:  # pipeline.done, without a property call per read
             return
     for event in pipeline.eof():
         yield event

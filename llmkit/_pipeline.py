@@ -34,7 +34,7 @@ __all__ = ["Pipeline"]
 class Pipeline:
     """One response being decoded: bytes in, events out."""
 
-    __slots__ = ("asm", "decoder", "frames", "invalid_utf8", "model")
+    __slots__ = ("_tainted", "asm", "decoder", "frames", "invalid_utf8", "model")
 
     def __init__(
         self,
@@ -59,6 +59,9 @@ class Pipeline:
         self.frames: FrameDecoder = adapter.frames(max_event_size)
         self.decoder: Decoder = adapter.decoder(sink, model)
         self.invalid_utf8 = False  # reported: bytes of the response were not UTF-8
+        # The framer's list of frames that held bytes that were not UTF-8 (the same list for
+        # the whole response: looked up once here, not on every read).
+        self._tainted: list[Any] = getattr(self.frames, "tainted", [])
 
     @property
     def done(self) -> bool:
@@ -79,9 +82,8 @@ class Pipeline:
         except FramingError as exc:
             asm.fail(StreamError(str(exc)))
             return self.drain()
-        tainted = getattr(self.frames, "tainted", None)
-        if tainted:  # some frame held bytes that were not UTF-8: said where it is decoded
-            return self._feed_tainted(frames, tainted)
+        if self._tainted:  # some frame held bytes that were not UTF-8: said where it is decoded
+            return self._feed_tainted(frames)
         feed = self.decoder.feed
         for frame in frames:
             feed(frame)
@@ -89,8 +91,8 @@ class Pipeline:
                 break  # what follows the terminal event is not read (QUIRKS A4)
         return asm.reports.drain()  # self.drain(), one call less per read
 
-    def _feed_tainted(self, frames: Sequence[Any], tainted: list[Any]) -> list[Event]:
-        asm = self.asm
+    def _feed_tainted(self, frames: Sequence[Any]) -> list[Event]:
+        asm, tainted = self.asm, self._tainted
         for frame in frames:
             if not self.invalid_utf8 and any(frame is t for t in tainted):
                 self.invalid_utf8 = True
@@ -115,9 +117,8 @@ class Pipeline:
             except FramingError as exc:
                 asm.fail(StreamError(str(exc)))
                 return self.drain()
-            tainted = getattr(self.frames, "tainted", None)
-            if tainted:
-                self._feed_tainted(frames, tainted)
+            if self._tainted:
+                self._feed_tainted(frames)
             else:
                 for frame in frames:
                     self.decoder.feed(frame)

@@ -124,24 +124,22 @@ class SSEDecoder:
             self._pending_len = len(tail)
         elif chunk[end] == 13:  # ends with CR
             self._cr = True
-        if 13 in head:  # a CR (an int is a memchr; a bytes needle first fails as an int)
-            lines = _split(head)
-            if any("\ufffd" in line for line in lines) and not _utf8(head):
-                return self._checked(head)
-        else:
-            text = head.decode("utf-8", "replace")  # _split's LF case, inlined
-            if "\ufffd" in text and not _utf8(head):
-                return self._checked(head)
-            lines = text.split("\n")
-            lines.pop()  # head ends with a line break: the last item is empty
-        events = self._lines(lines)
-        if self._taint and events:  # the event that held bytes that were not UTF-8
-            self._mark(events[0])
-        return events
+        if self._taint:  # the event in progress held bytes that were not UTF-8: marked there
+            return self._checked(head)
+        try:  # bytes that are not UTF-8 take the line-by-line path
+            if 13 in head:  # a CR (an int is a memchr; a bytes needle first fails as an int)
+                return self._lines(_split(head))
+            text = head.decode("utf-8")  # _split's LF case, inlined
+        except UnicodeDecodeError:
+            return self._checked(head)
+        lines = text.split("\n")
+        lines.pop()  # head ends with a line break: the last item is empty
+        return self._lines(lines)
 
     def _checked(self, raw: bytes) -> list[SSEEvent]:
-        """Lines some of which are not UTF-8, one by one: the event holding such a line is
-        marked (``tainted``) when it completes, however the bytes were chunked."""
+        """Lines some of which are not UTF-8 (or following such a line in an event not yet
+        complete), one by one: the event holding such a line is marked (``tainted``) when it
+        completes, however the bytes were chunked."""
         out: list[SSEEvent] = []
         for raw_line in raw.splitlines():
             line = raw_line.decode("utf-8", "replace")
@@ -244,9 +242,10 @@ def _split(raw: bytes) -> list[str]:
     CR, the SSE spec's three. ``bytes.splitlines`` breaks at exactly those (``str.splitlines``
     would also break at U+2028 and others, which a JSON string may hold raw) and no UTF-8
     sequence holds a CR or LF byte, so each line decodes alone; for a CRLF stream (Gemini's)
-    this is half the cost of two ``str.replace`` and a split."""
+    this is half the cost of two ``str.replace`` and a split. ``UnicodeDecodeError`` when
+    ``raw`` is not UTF-8."""
     if 13 in raw:  # a CR
-        return [line.decode("utf-8", "replace") if line else "" for line in raw.splitlines()]
-    lines = raw.decode("utf-8", "replace").split("\n")
+        return [line.decode("utf-8") if line else "" for line in raw.splitlines()]
+    lines = raw.decode("utf-8").split("\n")
     lines.pop()  # raw ends with a line break: the last item is empty
     return lines

@@ -462,7 +462,7 @@ def _events(x: Exchange) -> Iterator[Event]:
             chunks = itertools.chain((first,), chunks)
         for chunk in chunks:
             yield from pipeline.feed(chunk)
-            if pipeline.done:
+            if pipeline.asm.ended:  # pipeline.done, without a property call per read
                 return
             x.check_deadline()
         yield from pipeline.eof()
@@ -520,7 +520,7 @@ async def _aevents(x: Exchange) -> AsyncIterator[Event]:
         while chunk is not None:
             for event in pipeline.feed(chunk):
                 yield event
-            if pipeline.done:
+            if pipeline.asm.ended:  # pipeline.done, without a property call per read
                 return
             x.check_deadline()
             chunk = await next_chunk(chunks)

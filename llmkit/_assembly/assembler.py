@@ -26,6 +26,7 @@ the rules that hold for all of them live here, in the tool-call slots it owns
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._diagnostics import Diagnostic, DiagnosticKind
@@ -223,10 +224,13 @@ class Assembler:
             block.parts.append(delta)
             self._emit(ThinkingDelta(block.index, delta))
 
-    def arguments(self, index: int, text: str) -> None:
-        """More argument text for the call at slot ``index`` (the hot path of a tool-call
-        stream: :meth:`ToolCalls.arguments <.tool_calls.ToolCalls.arguments>`)."""
-        self.calls.arguments(index, text)
+    @property
+    def arguments(self) -> Callable[[int, str], None]:
+        """``arguments(index, text)``: more argument text for the call at slot ``index``, the
+        hot path of a tool-call stream (one call per delta). It is :meth:`ToolCalls.arguments
+        <.tool_calls.ToolCalls.arguments>` itself: a decoder's hole binds it once, and each
+        delta then costs no frame of the assembler's."""
+        return self.calls.arguments
 
     def end_text(self, key: object = 0) -> None:
         """The text part ``key`` is complete."""

@@ -21,7 +21,14 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "duplicate_keys", "repair_surrogates", "shape", "value_surrogates"]
+__all__ = [
+    "MAX_DEPTH",
+    "duplicate_keys",
+    "has_surrogate",
+    "repair_surrogates",
+    "shape",
+    "value_surrogates",
+]
 
 MAX_DEPTH = 128
 """The deepest nesting of arrays and objects kept in a call's arguments."""
@@ -32,30 +39,33 @@ _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: twice as fast as 
 _SPACE = re.compile(r"\s+")
 
 
-def repair_surrogates(text: str) -> tuple[str, int]:
-    """``text`` with each lone surrogate replaced by U+FFFD, and how many there were."""
-    if not _has_surrogate(text):
+def repair_surrogates(text: str, held: bool | None = None) -> tuple[str, int]:
+    """``text`` with each lone surrogate replaced by U+FFFD, and how many there were.
+    ``held``: :func:`has_surrogate`'s answer for ``text``, when the caller has it."""
+    if not (has_surrogate(text) if held is None else held):
         return text, 0
     return _SURROGATE.subn("\ufffd", text)
 
 
-def _has_surrogate(text: str) -> bool:
+def has_surrogate(text: str) -> bool:
     """Whether ``text`` holds a surrogate: it cannot then be encoded (two C-speed passes at
-    most, the first for ASCII)."""
+    most, the first for ASCII; UTF-16, which refuses surrogates as UTF-8 does, is the cheaper
+    encoding to try)."""
     if text.isascii():
         return False
     try:
-        text.encode("utf-8")
+        text.encode("utf-16-le")
     except UnicodeEncodeError:
         return True
     return False
 
 
-def value_surrogates(raw: str, value: Any) -> tuple[Any, int]:
+def value_surrogates(raw: str, value: Any, held: bool | None = None) -> tuple[Any, int]:
     """``value`` (parsed from ``raw``) with lone surrogates in its strings and keys replaced;
-    only walked when ``raw`` holds a surrogate escape at all."""
+    only walked when ``raw`` holds a surrogate or a surrogate escape at all. ``held``:
+    :func:`has_surrogate`'s answer for ``raw``, when the caller has it."""
     escaped = ("\\ud" in raw or "\\uD" in raw) and _ESCAPED_SURROGATE.search(raw)
-    if not escaped and not _has_surrogate(raw):
+    if not escaped and not (has_surrogate(raw) if held is None else held):
         return value, 0
     count = 0
 
@@ -76,40 +86,42 @@ def value_surrogates(raw: str, value: Any) -> tuple[Any, int]:
 
 def shape(value: Any) -> tuple[int, int]:
     """The nesting depth of a parsed value's arrays and objects, and how many keys its objects
-    hold: one walk (no recursion, whatever the depth)."""
+    hold: one walk, a level at a time (no recursion, whatever the depth)."""
     depth = keys = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if level > depth:
-            depth = level
-        if isinstance(item, dict):
-            keys += len(item)
-            children: Any = item.values()
-        else:
-            children = item
-        stack.extend((c, level + 1) for c in children if isinstance(c, (dict, list)))
-    return (depth if isinstance(value, (dict, list)) else 0), keys
+    level = [value] if isinstance(value, (dict, list)) else []
+    while level:
+        depth += 1
+        below: list[Any] = []
+        for item in level:
+            children: Any = item
+            if isinstance(item, dict):
+                keys += len(item)
+                children = item.values()
+            for child in children:
+                if isinstance(child, (dict, list)):
+                    below.append(child)
+        level = below
+    return depth, keys
 
 
 def _written_keys(raw: str) -> int:
-    """How many object keys a strict JSON text writes. Its escaped backslashes, then its
-    escaped quotes, taken out (left to right, as JSON reads them), every quote left delimits a
-    string, and ``":`` closes a key: C-speed replaces and a count. Space before a colon
-    anywhere (``"key" : 1``) takes the slower way: the strings emptied first."""
+    """At least how many object keys a strict JSON text writes (exactly, unless a string
+    begins with a colon). Its escaped backslashes taken out (left to right, as JSON reads
+    them), a quote after a backslash is an escaped one and any other delimits a string, and
+    ``":`` closes a key: C-speed counts (a replace when there are escaped backslashes). Space
+    before a colon anywhere (``"key" : 1``) takes the slower way: the strings emptied first."""
     text = raw.replace("\\\\", "") if "\\\\" in raw else raw
-    if '\\"' in text:
-        text = text.replace('\\"', "")
     if " :" in text or "\n:" in text or "\t:" in text or "\r:" in text:
         return _SPACE.sub("", _STRING.sub('""', raw)).count('"":')
-    return text.count('":')
+    return text.count('":') - text.count('\\":')
 
 
 def duplicate_keys(raw: str, kept: int) -> list[str]:
     """The keys repeated within one object of ``raw`` (strict JSON, whose parsed value holds
     ``kept`` keys), in order; ``[]`` when none is: the exact search only runs when ``raw``
-    writes more keys than the value kept."""
-    if raw.count(":") < 2 or _written_keys(raw) == kept:
+    writes more keys than the value kept (not when it has no more colons than that)."""
+    colons = raw.count(":")
+    if colons < 2 or colons <= kept or _written_keys(raw) == kept:
         return []
     repeated: list[str] = []
 

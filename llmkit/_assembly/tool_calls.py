@@ -22,7 +22,14 @@ from .._ids import synthesize_call_id
 from .._json.partial import ParseResult
 from .._json.scanner import loads
 from .._messages import FREEFORM_CALLS, ToolCall, ToolCallStatus
-from .audit import MAX_DEPTH, duplicate_keys, repair_surrogates, shape, value_surrogates
+from .audit import (
+    MAX_DEPTH,
+    duplicate_keys,
+    has_surrogate,
+    repair_surrogates,
+    shape,
+    value_surrogates,
+)
 from .blocks import CallSlot
 from .reports import Reports
 
@@ -381,8 +388,9 @@ class ToolCalls:
     ) -> tuple[dict[str, Any], str, ToolCallStatus]:
         """What keeps a call durable and unambiguous (:mod:`.audit`): lone surrogates
         replaced, a repeated key reported (the last wins) and the call then ``recovered``."""
-        value, count = value_surrogates(raw, value)
-        raw, in_raw = repair_surrogates(raw)
+        held = has_surrogate(raw)  # one scan of the text for both
+        value, count = value_surrogates(raw, value, held)
+        raw, in_raw = repair_surrogates(raw, held)
         if count or in_raw:
             self._report(
                 "invalid_unicode",

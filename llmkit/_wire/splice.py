@@ -68,9 +68,6 @@ _SENTINEL_LITERAL = json.dumps(_SENTINEL)
 class Hole(Protocol):
     """A learnt frame shape, with what a frame of that shape means to its decoder."""
 
-    hits: int
-    """Frames taken so far (a hole that took none counts against the decoder's budget)."""
-
     def take(self, frame: Frame) -> bool:
         """Deliver what ``frame`` means when it has this shape (``True``); else ``False``, and
         the frame takes the full path."""
@@ -82,28 +79,37 @@ class SplicedDecoder(ABC):
     module docstring). Subclasses supply :meth:`_full_path` and :meth:`_argument_delta` (or
     their own :meth:`_learn`), and ``IGNORED``."""
 
-    __slots__ = ("_budget", "_hole", "_sink")
+    __slots__ = ("_budget", "_hole", "_new", "_sink")
 
     IGNORED: ClassVar[tuple[str, ...]] = ()
     """Fields the full path never reads, whose values may differ between frames a hole takes."""
 
     def __init__(self, sink: DeltaSink) -> None:
         self._sink = sink
-        self._hole: Hole | None = None
+        self._hole: Hole | None = None  # the hole in use: it took the frame before this one
+        self._new: Hole | None = None  # a hole learnt from the frame before, not tried yet
         self._budget = BUDGET
 
     def feed(self, frame: Frame) -> None:
-        """One frame: taken by the hole learnt last when it fits, else the full path's."""
+        """One frame: taken by the hole learnt last when it fits, else the full path's. A hole
+        whose first try fails took nothing: it counts against the budget (no count of what a
+        hole takes, which would cost every frame it takes)."""
         hole = self._hole
         if hole is not None:
             if hole.take(frame):
                 return
             self._hole = None  # a full-path frame may change what a match would mean
-            if not hole.hits:
+        else:
+            hole = self._new
+            if hole is not None:
+                self._new = None
+                if hole.take(frame):
+                    self._hole = hole
+                    return
                 self._budget -= 1
         payload = self._full_path(frame)
         if payload is not None and self._budget > 0 and not self._sink.ended:
-            self._hole = self._learn(frame, payload)
+            self._new = self._learn(frame, payload)
 
     @abstractmethod
     def _full_path(self, frame: Frame) -> Any:
@@ -163,7 +169,6 @@ class Splice:
         "_suffix",
         "_tail",
         "_type",
-        "hits",
         "tag",
     )
 
@@ -194,7 +199,6 @@ class Splice:
         self._type = message_type
         self._deliver = deliver
         self.tag = tag
-        self.hits = 0
 
     def take(self, frame: Frame) -> bool:
         """Deliver the string in ``frame``'s value literal when ``frame`` has this shape and
@@ -220,7 +224,6 @@ class Splice:
             return False
         if self._type is not None and frame.message_type != self._type:  # type: ignore[attr-defined]
             return False
-        self.hits += 1
         self._deliver(self.tag, value)
         return True
 

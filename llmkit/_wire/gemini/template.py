@@ -86,7 +86,6 @@ class Template:
         "_suffix",
         "_tail",
         "_writer",
-        "hits",
         "no_op",
     )
 
@@ -109,7 +108,6 @@ class Template:
         self._last = "}" + suffix
         self._path: Any = None
         self._ordinal, self._writer, self._arguments, self._partial = call
-        self.hits = 0
 
     def take(self, frame: Frame) -> bool:
         """Deliver ``frame``'s fragment when ``frame`` has this shape (``True``), else
@@ -159,7 +157,6 @@ class Template:
                 more = False
             else:
                 return None
-            self.hits += 1
             return value, more
         if not data.startswith(self._open):
             return None
@@ -174,7 +171,6 @@ class Template:
             return None  # not a first piece: the full shape (match) decides
         self._head = data[: at + len(_VALUE)]
         self._path = path
-        self.hits += 1
         return value, True
 
     def match(self, data: str) -> dict[str, Any] | None:
@@ -191,7 +187,6 @@ class Template:
             return None
         if end != len(data) - len(self._suffix) or fragment.__class__ is not dict:
             return None  # two fragments, trailing bytes, not an object: the full path
-        self.hits += 1
         return fragment
 
 
