@@ -5,19 +5,8 @@
 from __future__ import annotations
 
 from ..contract import sse_frames as frames
-from .count import count_body, count_result, count_url
 from .decode import Decoder as decoder
 from .decode import decode_response
 from .request import build, headers, url
 
-__all__ = [
-    "build",
-    "count_body",
-    "count_result",
-    "count_url",
-    "decode_response",
-    "decoder",
-    "frames",
-    "headers",
-    "url",
-]
+__all__ = ["build", "decode_response", "decoder", "frames", "headers", "url"]
