@@ -11,9 +11,7 @@ on ``response.output_item.added`` (QUIRKS F5), and some servers rotate ``item_id
 events of one item (GitHub Copilot). The output index is the assembler's key for text, thinking
 and tool calls, so each output item becomes one part, as :mod:`.items` describes (their text:
 :mod:`.messages`; the progress events of hosted items and structured calls: :mod:`.progress`;
-what the lifecycle events say about the response: :mod:`.lifecycle`). A message's
-``output_text`` ``logprobs`` are kept in ``message.provider_data["logprobs"]`` (the tokens of
-every text part, in order).
+what the lifecycle events say about the response: :mod:`.lifecycle`).
 
 Every ``.done`` value (``output_text.done``, ``function_call_arguments.done``,
 ``output_item.done``, and the terminal event's ``output``) back-fills what the deltas missed:
@@ -54,7 +52,7 @@ class Decoder(SplicedDecoder):
     """Streamed Responses: SSE events → neutral deltas (see the module docstring)."""
 
     __slots__ = (
-        *("_by_id", "_calls", "_envelope", "_incomplete", "_items", "_logprobs", "_messages"),
+        *("_by_id", "_calls", "_envelope", "_incomplete", "_items", "_messages"),
         *("_ended", "_model", "_refusal", "_started"),
     )
 
@@ -69,7 +67,6 @@ class Decoder(SplicedDecoder):
         self._envelope = Envelope(sink, model)
         self._messages = Messages(sink)  # the TextParts and their message items
         self._incomplete: list[tuple[str, dict[str, Any]]] = []  # what said "incomplete"
-        self._logprobs: dict[tuple[int, int], list[Any]] = {}  # by (output, content) index
         self._refusal = False
         self._started = False
         self._ended = False  # a terminal event (or an error) came
@@ -205,17 +202,14 @@ class Decoder(SplicedDecoder):
 
     def _usage(self, response: dict[str, Any]) -> None:
         """The terminal response's usage (kept whole when it holds counts llmkit does not
-        map), every text part's logprobs and an audio answer's data."""
+        map), and what is kept of its text (:meth:`.messages.Messages.end`)."""
         usage = response_usage(self._sink, response.get("usage"))
         if usage is not None:
             self._sink.usage(usage)
             sent = response["usage"]
             if total_disagrees(self._sink, sent, usage) or unmapped_usage(sent, MAPPED):
                 self._sink.provider_data("usage", response["usage"])
-        if self._logprobs:  # every text part's tokens, in order
-            every = [t for k in sorted(self._logprobs) for t in self._logprobs[k]]
-            self._sink.provider_data("logprobs", every)
-        self._messages.audio_data()
+        self._messages.end()
 
     def _report_incomplete(self) -> None:
         """Items and parts that said ``incomplete`` in a response that completed."""
@@ -352,9 +346,8 @@ class Decoder(SplicedDecoder):
             self._backfill(item, ("refusal", ci), part["refusal"])
         elif part.get("type") == "output_text" and isinstance(part.get("text"), str):
             self._backfill(item, ("text", ci), part["text"])
-            logprobs = part.get("logprobs")
-            if logprobs and isinstance(logprobs, list):  # the part's tokens, whole
-                self._logprobs[item.index, ci] = list(logprobs)
+            if part.get("logprobs"):  # the part's tokens, whole
+                self._messages.logprobs(item, ci, part["logprobs"])
             if part.get("annotations"):  # those not already streamed (annotation.added)
                 self._messages.cite_rest(item, ci, part["annotations"])
         elif part.get("type") == "reasoning_text" and isinstance(part.get("text"), str):
@@ -444,11 +437,8 @@ class Decoder(SplicedDecoder):
         else:
             self._backfill(item, seg, value)
         logprobs = event.get("logprobs") if segment == "text" else None
-        if logprobs and isinstance(logprobs, list):  # a delta's tokens, or (done) all of them
-            if key == "delta":
-                self._logprobs.setdefault((index, seg[1]), []).extend(logprobs)
-            else:
-                self._logprobs[index, seg[1]] = list(logprobs)
+        if logprobs:  # a delta's tokens, or (done) all of them; usually [] on every delta
+            self._messages.logprobs(item, seg[1], logprobs, more=key == "delta")
 
     def _summary_part(self, event: dict[str, Any]) -> None:
         # reasoning_summary_part.added/.done: a whole summary part (usually "" on .added);

@@ -1,6 +1,6 @@
 """The text of a Responses turn: the TextParts its message items become (and an audio answer's
-transcript), their citations, and what is kept of the message items behind them (see
-:mod:`.items` for what is kept and what goes back).
+transcript), their citations and logprobs, and what is kept of the message items behind them
+(see :mod:`.items` for what is kept and what goes back).
 
 :class:`Messages` is the decoder's (:mod:`.decode`) for these; the decoder finds the item an
 event belongs to and feeds the text itself.
@@ -23,13 +23,14 @@ AUDIO = "audio"  # the assembler's key of an audio answer's transcript (a TextPa
 class Messages:
     """The TextParts of one turn, in order, and the message items behind them."""
 
-    __slots__ = ("_audio", "_parts", "_sink", "_transcript")
+    __slots__ = ("_audio", "_logprobs", "_parts", "_sink", "_transcript")
 
     def __init__(self, sink: DeltaSink) -> None:
         self._sink = sink
         self._parts: list[Item | None] = []  # per TextPart: its message item (audio: None)
         self._audio: list[str] | None = None  # an audio answer's data, in pieces
         self._transcript = False  # its transcript's TextPart is open
+        self._logprobs: dict[tuple[int, int], list[Any]] = {}  # by (output, content) index
 
     def opens(self, item: Item | None) -> None:
         """A TextPart opens: for a message item (``None``: an audio transcript)."""
@@ -120,11 +121,30 @@ class Messages:
             self.opens(item)
         self._sink.citation(annotation_citation(annotation, shift), key=item.index)
 
+    def logprobs(self, item: Item, ci: int, tokens: Any, *, more: bool = False) -> None:
+        """An ``output_text`` part's ``logprobs``: a delta's (``more``), or the whole part's."""
+        if not isinstance(tokens, list):
+            return
+        if more:
+            self._logprobs.setdefault((item.index, ci), []).extend(tokens)
+        else:
+            self._logprobs[item.index, ci] = list(tokens)
+
+    def end(self) -> None:
+        """The turn ended: keep every text part's logprobs, in order
+        (``message.provider_data["logprobs"]``), and the audio answer's data, joined
+        (``message.provider_data["audio"]``)."""
+        if self._logprobs:
+            every = [t for k in sorted(self._logprobs) for t in self._logprobs[k]]
+            self._sink.provider_data("logprobs", every)
+        if self._audio:
+            self._sink.provider_data("audio", {"data": "".join(self._audio)})
+
     # -- audio ------------------------------------------------------------------------------
 
     def audio(self, event: dict[str, Any]) -> None:
         """``response.audio.*``: an audio answer's transcript is a TextPart; its data (base64,
-        in pieces) is kept whole (:meth:`audio_data`), as on the Chat wire."""
+        in pieces) is kept whole (:meth:`end`), as on the Chat wire."""
         kind, delta = event["type"], event.get("delta")
         if kind == "response.audio.transcript.done":
             if self._transcript:
@@ -142,8 +162,3 @@ class Messages:
                 self._transcript = True
                 self.opens(None)
             self._sink.text(delta, key=AUDIO)
-
-    def audio_data(self) -> None:
-        """Keep the audio answer's data, joined (``message.provider_data["audio"]``)."""
-        if self._audio:
-            self._sink.provider_data("audio", {"data": "".join(self._audio)})
