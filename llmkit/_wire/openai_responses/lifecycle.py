@@ -51,15 +51,13 @@ _STATUSES: dict[str, tuple[str, ...]] = {
 class Envelope:
     """The response's own record, updated by every lifecycle event (module docstring)."""
 
-    __slots__ = ("_model", "_sink", "created_at", "id", "model", "status")
+    __slots__ = ("_model", "_named", "_sink", "status")
 
     def __init__(self, sink: DeltaSink, model: Model) -> None:
         self._sink = sink
         self._model = model
-        self.id: str | None = None
-        self.model: str | None = None
+        self._named: dict[str, object] = {}  # id, model, created_at: the first of each
         self.status: str | None = None  # the latest lifecycle event's
-        self.created_at: object = None
 
     def read(self, event: dict[str, Any]) -> dict[str, Any]:
         """Update the record from a lifecycle event; its ``response`` object (``{}`` if none)."""
@@ -67,27 +65,15 @@ class Envelope:
         response = values.obj(sink, event.get("response"), "response") or {}
         kind = event["type"]
         rid = response.get("id")
-        if isinstance(rid, str) and rid:
-            if self.id is None:
-                self.id = rid
-                sink.meta(rid)
-            elif rid != self.id:
-                self._changed(kind, "id", rid, self.id)
+        if isinstance(rid, str) and rid and self._first(kind, "id", rid):
+            sink.meta(rid)
         answered = response.get("model")
-        if isinstance(answered, str) and answered:
-            if self.model is None:
-                self.model = answered
-                if answered != self._model.id:
-                    sink.provider_data("model", answered)
-            elif answered != self.model:
-                self._changed(kind, "model", answered, self.model)
+        named = isinstance(answered, str) and answered and self._first(kind, "model", answered)
+        if named and answered != self._model.id:  # the snapshot behind an alias
+            sink.provider_data("model", answered)
         created = response.get("created_at")
-        if created is not None:
-            if self.created_at is None:
-                self.created_at = created
-                sink.provider_data("created_at", created)
-            elif created != self.created_at:
-                self._changed(kind, "created_at", created, self.created_at)
+        if created is not None and self._first(kind, "created_at", created):
+            sink.provider_data("created_at", created)
         status = response.get("status")
         if isinstance(status, str):
             self.status = status
@@ -103,15 +89,23 @@ class Envelope:
                 sink.provider_data(key, response[key])
         return response
 
-    def _changed(self, kind: str, field: str, new: object, kept: object) -> None:
-        # once a stream: GitHub Copilot names another response id in every event
-        self._sink.malformed(
-            f"A {kind} event names response {field} {new!r}, not {kept!r}; kept the first",
-            once=f"changed:{field}",
-            event_type=kind,
-            field=field,
-            ignored=new,
-        )
+    def _first(self, kind: str, field: str, value: object) -> bool:
+        """Whether ``value`` is the first ``field`` the response names (then kept); a different
+        later one is reported, once a stream (GitHub Copilot names another response id in
+        every event)."""
+        kept = self._named.get(field)
+        if kept is None:
+            self._named[field] = value
+            return True
+        if value != kept:
+            self._sink.malformed(
+                f"A {kind} event names response {field} {value!r}, not {kept!r}; kept the first",
+                once=f"changed:{field}",
+                event_type=kind,
+                field=field,
+                ignored=value,
+            )
+        return False
 
 
 def response_error(err: dict[str, Any], provider: str | None) -> APIError:
