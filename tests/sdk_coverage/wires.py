@@ -13,6 +13,7 @@ a probe the SDK itself refuses is a harness bug, and the test says so.
 from __future__ import annotations
 
 import base64
+import copy
 import datetime
 import json
 from collections.abc import Callable, Iterator
@@ -261,9 +262,8 @@ def _chat_probes() -> Iterator[Probe]:
             restates = None
             if mode == "stream":
                 if v.path.endswith("tool_calls[function].type=function"):  # its only type
-                    other = json.loads(
-                        json.dumps(body).replace('"type": "function"', '"type": "other"')
-                    )
+                    other = copy.deepcopy(body)
+                    other["choices"][0]["delta"]["tool_calls"][0]["type"] = "other"
                     restates = (_sse([other], done=True), None)
                 body, baseline = _sse([body], done=True), _sse([baseline], done=True)
             check = _checker(root, v.body)
