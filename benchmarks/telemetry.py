@@ -9,6 +9,9 @@ Set-ups, each in a fresh process (OpenTelemetry's global providers can be set on
 - ``api``: ``opentelemetry-api`` installed, no SDK configured (the API's no-ops);
 - ``sdk-simple`` (``--setups``, not in the scenario): ``sdk`` with a ``SimpleSpanProcessor``,
   which exports each span inline as it ends (what console-exporter examples use);
+- ``sdk-traces`` and ``sdk-metrics`` (``--setups``, not in the scenario): ``sdk`` with only
+  its tracer provider or only its meter provider set (an application exporting one signal;
+  the split of ``sdk``'s cost between the span and the four histogram records);
 
 and in each, calls with ``telemetry=False`` beside calls with telemetry on, interleaved. The
 calls are ``llmkit.complete`` of an OpenAI Chat stream of ``--events`` text deltas, served
@@ -19,7 +22,9 @@ serves the same reply from memory as one JSON body (not streamed).
 
 Two measures:
 
-- throughput (default): calls per second, median of ``--reps`` interleaved rounds;
+- throughput (default): calls per second, median of ``--reps`` rounds, each timing a block
+  with telemetry off and one on back to back in alternating order; the ratio on / off is the
+  median of the rounds' own ratios, by wall clock and by the client process's CPU time;
 - ``--callgrind``: CPU instructions per call under valgrind's callgrind, the slope between
   two call counts (start-up and imports cancel out), and per event, the slope between two
   stream lengths: repeatable on a shared machine. The per-event figure shows that a stream's
@@ -123,13 +128,15 @@ def _setup(kind: str) -> None:
         def shutdown(self, timeout_millis: float = 0, **kwargs: Any) -> None:
             pass
 
-    provider = TracerProvider()
-    processor = SimpleSpanProcessor if kind == "sdk-simple" else BatchSpanProcessor
-    provider.add_span_processor(processor(Dropped()))
-    trace.set_tracer_provider(provider)
-    interval = float(os.environ.get("LLMKIT_BENCH_METRIC_INTERVAL_MS", 60_000))
-    reader = PeriodicExportingMetricReader(DroppedMetrics(), export_interval_millis=interval)
-    metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
+    if kind != "sdk-metrics":
+        provider = TracerProvider()
+        processor = SimpleSpanProcessor if kind == "sdk-simple" else BatchSpanProcessor
+        provider.add_span_processor(processor(Dropped()))
+        trace.set_tracer_provider(provider)
+    if kind != "sdk-traces":
+        interval = float(os.environ.get("LLMKIT_BENCH_METRIC_INTERVAL_MS", 60_000))
+        reader = PeriodicExportingMetricReader(DroppedMetrics(), export_interval_millis=interval)
+        metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
 
 
 def serve(events: int) -> None:
@@ -182,19 +189,39 @@ def _caller(events: int, base_url: str | None, body_kind: str = "sse") -> Any:
 def child_throughput(
     kind: str, calls: int, events: int, reps: int, base_url: str | None, body: str = "sse"
 ) -> dict[str, float]:
-    """Calls per second with telemetry off and on, median of interleaved rounds."""
+    """Calls per second with telemetry off and on, and the ratio on / off, by wall clock and
+    by this process's CPU time (the client's own work: the loopback server's, in its own
+    process, and the scheduler's waits left out).
+
+    Each round times a block of ``calls`` off and a block on, back to back, in alternating
+    order (off-on, on-off, ...): the ratio is the median of the rounds' own ratios, so a
+    drift of the machine over the run (another process, the server warming up) moves both
+    halves of a round alike instead of the medians of two separately sorted lists."""
     _setup(kind)
     call = _caller(events, base_url, body)
     for on in (False, True):  # warm up: imports, the first tracer and instruments
         call(on)
-    rounds: dict[str, list[float]] = {"off": [], "on": []}
-    for _ in range(reps):
-        for label, on in (("off", False), ("on", True)):
-            start = time.perf_counter()
+    rates: dict[bool, list[float]] = {False: [], True: []}
+    ratios: list[float] = []
+    cpu_ratios: list[float] = []
+    for rep in range(reps):
+        wall: dict[bool, float] = {}
+        cpu: dict[bool, float] = {}
+        for on in (False, True) if rep % 2 == 0 else (True, False):
+            start, start_cpu = time.perf_counter(), time.process_time()
             for _ in range(calls):
                 call(on)
-            rounds[label].append(calls / (time.perf_counter() - start))
-    return {label: statistics.median(values) for label, values in rounds.items()}
+            wall[on] = time.perf_counter() - start
+            cpu[on] = time.process_time() - start_cpu
+            rates[on].append(calls / wall[on])
+        ratios.append(wall[False] / wall[True])
+        cpu_ratios.append(cpu[False] / cpu[True])
+    return {
+        "off": statistics.median(rates[False]),
+        "on": statistics.median(rates[True]),
+        "ratio": statistics.median(ratios),
+        "cpu_ratio": statistics.median(cpu_ratios),
+    }
 
 
 def child_calls(
@@ -319,26 +346,28 @@ def section(result: dict[str, Any]) -> str:
         "## OpenTelemetry's cost",
         "",
         f"`llmkit.complete` of an OpenAI Chat stream of {result['events']} text deltas, "
-        f"calls per second (median of {result['reps']} interleaved rounds of "
-        f"{result['calls']} calls; `benchmarks/telemetry.py`): `telemetry=False`, and "
+        f"calls per second (median of {result['reps']} rounds of {result['calls']} calls "
+        "with telemetry off and on, back to back in alternating order; a ratio is the median "
+        "of the rounds' own ratios; `benchmarks/telemetry.py`): `telemetry=False`, and "
         "telemetry on with `opentelemetry-api` and no SDK configured (*API only*), and with "
         "the SDK configured as in production, a batch span processor and a periodic metric "
         "reader, each into an exporter that drops everything (*SDK*). Each set-up runs in a "
         "fresh process and is compared with `telemetry=False` in that process. *In memory*: an "
         "`httpx.MockTransport`, no socket (llmkit's own cost, the least favourable view); "
-        "*loopback*: llmkit's fake provider in another process. Targets: API only ≥ 0.99, "
-        "SDK ≥ 0.95 of the `telemetry=False` rate.",
+        "*loopback*: llmkit's fake provider in another process. *CPU*: the same ratio by the "
+        "client process's CPU time (the server's work and the scheduler's waits left out). "
+        "Targets: API only ≥ 0.99, SDK ≥ 0.95 of the `telemetry=False` rate.",
         "",
-        "| served | `telemetry=False` | API only | ratio | SDK | ratio |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        "| served | `telemetry=False` | API only | ratio | CPU | SDK | ratio | CPU |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for where, row in result["rows"].items():
         api, sdk = row["api"], row["sdk"]
         off = (api["off"] + sdk["off"]) / 2
         lines.append(
             f"| {'in memory' if where == 'memory' else 'loopback'} | {off:,.0f} "
-            f"| {api['on']:,.0f} | {api['on'] / api['off']:.3f} "
-            f"| {sdk['on']:,.0f} | {sdk['on'] / sdk['off']:.3f} |"
+            f"| {api['on']:,.0f} | {api['ratio']:.3f} | {api['cpu_ratio']:.3f} "
+            f"| {sdk['on']:,.0f} | {sdk['ratio']:.3f} | {sdk['cpu_ratio']:.3f} |"
         )
     return "\n".join(lines)
 
@@ -397,12 +426,14 @@ def _measure(args: argparse.Namespace) -> None:
     if args.body == "json":
         where += ", not streamed"
     print(f"calls per second ({args.events} events a stream {where}, median of {args.reps} rounds)")
-    print("| set-up | telemetry=False | telemetry on | on / off |")
-    print("| --- | ---: | ---: | ---: |")
+    print("| set-up | telemetry=False | telemetry on | on / off | on / off, client CPU |")
+    print("| --- | ---: | ---: | ---: | ---: |")
     for kind in setups:
         rates = _rates(kind, args.calls, args.events, args.reps, args.url, args.body)
-        ratio = rates["on"] / rates["off"]
-        print(f"| {kind} | {rates['off']:,.0f} | {rates['on']:,.0f} | {ratio:.3f} |")
+        print(
+            f"| {kind} | {rates['off']:,.0f} | {rates['on']:,.0f} | {rates['ratio']:.3f} "
+            f"| {rates['cpu_ratio']:.3f} |"
+        )
 
 
 if __name__ == "__main__":
