@@ -151,9 +151,9 @@ class Decoder(SplicedDecoder):
 
     # -- events ------------------------------------------------------------------------------
 
-    def _full_path(self, sse: Frame) -> dict[str, Any] | None:
+    def _full_path(self, frame: Frame) -> dict[str, Any] | None:
         """One SSE event; its payload when it is a ``content_block_delta``."""
-        data = sse.data
+        data = frame.data
         if not data or (data[0] != "{" and data.strip() == "[DONE]"):
             return None  # not Anthropic's terminal event: EOF will tell whether message_stop came
         try:
@@ -161,7 +161,7 @@ class Decoder(SplicedDecoder):
         except ValueError:
             payload = None
         kind = payload.get("type") if isinstance(payload, dict) else None
-        if sse.event == "error" or kind == "error":  # after HTTP 200 (QUIRKS A6, I2)
+        if frame.event == "error" or kind == "error":  # after HTTP 200 (QUIRKS A6, I2)
             body = payload if isinstance(payload, dict) else {"message": data[:500]}
             self._flush_opaque()
             self._sink.fail(error_from_body(body, provider=self._model.provider))
@@ -170,7 +170,7 @@ class Decoder(SplicedDecoder):
             self._malformed(data)
             return None
         if not isinstance(kind, str):
-            kind = sse.event
+            kind = frame.event
         self.event(kind, payload, data)
         return payload if kind == "content_block_delta" else None
 

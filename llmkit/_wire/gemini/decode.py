@@ -158,9 +158,9 @@ class Decoder(SplicedDecoder):
         self._streamed: _Streamed | None = None
         self._kept = Kept(sink)
 
-    def _full_path(self, sse: Frame) -> dict[str, Any] | None:
+    def _full_path(self, frame: Frame) -> dict[str, Any] | None:
         """One SSE event; its chunk while a call's arguments are streamed (Vertex, QUIRKS D8)."""
-        data = sse.data
+        data = frame.data
         chunk = self._object(data)
         if chunk is None:
             return None
@@ -183,7 +183,8 @@ class Decoder(SplicedDecoder):
         fragment for the call being streamed, which goes on (the template's check): then the
         full path's whole work is ``_partial(streamed, [fragment])``."""
         call = self._streamed_call(chunk)
-        fragments = None if call is None else call.get("partialArgs")
+        # JSON of any type: checked by class below (pyright does not narrow on __class__).
+        fragments: Any = None if call is None else call.get("partialArgs")
         if fragments.__class__ is not list or len(fragments) != 1:
             return None
         fragment = fragments[0]
@@ -215,8 +216,8 @@ class Decoder(SplicedDecoder):
             or any(key in candidate for key in GROUNDING)
         ):
             return None
-        content = candidate.get("content")
-        parts = content.get("parts") if content.__class__ is dict else None
+        content: Any = candidate.get("content")  # JSON of any type: checked by class below
+        parts: Any = content.get("parts") if content.__class__ is dict else None
         if parts.__class__ is not list or len(parts) != 1 or parts[0].__class__ is not dict:
             return None
         part = parts[0]

@@ -129,9 +129,9 @@ class Decoder(SplicedDecoder):
         self._audio_data: list[str] = []
         self._logprobs: dict[str, Any] | None = None
 
-    def _full_path(self, sse: Frame) -> dict[str, Any] | None:
+    def _full_path(self, frame: Frame) -> dict[str, Any] | None:
         """One SSE event; its chunk (any chunk may be an argument delta)."""
-        data = sse.data
+        data = frame.data
         if data == "[DONE]":  # the terminal event; what follows is not read (QUIRKS A4)
             self.flush()
             self._sink.complete()
@@ -448,7 +448,7 @@ def _argument_delta(chunk: Any) -> tuple[int, str] | None:
         return None
     if choice.get("finish_reason") is not None:
         return None
-    delta = choice.get("delta")
+    delta: Any = choice.get("delta")  # JSON of any type: checked by class below
     if delta.__class__ is not dict:
         return None
     for key, value in delta.items():

@@ -73,34 +73,34 @@ class Decoder(SplicedDecoder):
 
     # -- input ----------------------------------------------------------------------------
 
-    def _full_path(self, sse: Frame) -> dict[str, Any] | None:
+    def _full_path(self, frame: Frame) -> dict[str, Any] | None:
         """One SSE event; the event when it is a function call's arguments delta."""
-        data = sse.data
+        data = frame.data
         if data == "[DONE]":
             return None
         event = self._object(data)
         if event is None:
             return None
         if not isinstance(event.get("type"), str):
-            event["type"] = sse.event  # the data's own type is authoritative when present
+            event["type"] = frame.event  # the data's own type is authoritative when present
         self.event(event, data)
         return event if event["type"] == _ARGUMENTS_DELTA else None
 
     def _learn(self, frame: Frame, payload: Any) -> Splice | None:
         return learn(frame, payload, self._argument_delta, self._more_arguments, self.IGNORED)
 
-    def _argument_delta(self, event: Any) -> tuple[tuple[list[str], int], str] | None:
-        """``((pieces, index), fragment)`` when the full path reads ``event`` as nothing but
+    def _argument_delta(self, payload: Any) -> tuple[tuple[list[str], int], str] | None:
+        """``((pieces, index), fragment)`` when the full path reads ``payload`` as nothing but
         more argument text for the function call at output ``index``, whose text so far is
         ``pieces`` (the splice's check): :meth:`_emit`'s work is then :meth:`_more_arguments`'."""
-        if event.__class__ is not dict or event.get("type") != _ARGUMENTS_DELTA:
+        if payload.__class__ is not dict or payload.get("type") != _ARGUMENTS_DELTA:
             return None
-        index = self._index(event)
+        index = self._index(payload)
         item = self._items.get(index) if index is not None else None
-        delta = event.get("delta")
+        delta = payload.get("delta")
         if item is None or item.kind != "function_call" or delta.__class__ is not str:
             return None
-        sub = event.get("content_index", 0)
+        sub = payload.get("content_index", 0)
         pieces = item.texts.get(("args", sub if isinstance(sub, int) else 0))
         if pieces is None or item.ended:
             return None
