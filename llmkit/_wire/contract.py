@@ -20,7 +20,7 @@ before that is ``stream_truncated``). Adapters never do I/O, retry, or repair JS
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .._options import Options
@@ -117,8 +117,12 @@ class DeltaSink(Protocol):
         """A tool-call delta at slot ``index`` (``None``: the provider sent none, ``position``
         in the delta's list is used); ``arguments`` a string fragment or a whole object."""
 
-    def arguments(self, index: int, text: str) -> None:
-        """More argument text for the call at slot ``index``: the hot path, one per delta."""
+    @property
+    def arguments(self) -> Callable[[int, str], None]:
+        """``arguments(index, text)``: more argument text for the call at slot ``index``, the
+        hot path, one per delta. A property (the assembler's is ``ToolCalls.arguments``
+        itself): a decoder looks it up once."""
+        ...
 
     def end_text(self, key: object = 0) -> None:
         """Text part ``key`` is complete."""
