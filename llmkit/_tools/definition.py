@@ -38,6 +38,7 @@ def check_schema(schema: dict[str, Any]) -> None:
         return
     # jsonschema is imported here, not at module import: `import llmkit` stays cheap.
     import jsonschema
+    import jsonschema.validators  # the submodule used below, explicitly
 
     validator = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:

@@ -134,6 +134,7 @@ def _as_list(value: Any) -> list[Any]:
 def _jsonschema_validator(schema: dict[str, Any]) -> Callable[[Any], tuple[Any, list[_Problem]]]:
     # Imported here: `import llmkit` must not import jsonschema.
     import jsonschema
+    import jsonschema.validators  # the submodule used below, explicitly
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     # No format checker: in Draft 2020-12 "format" is an annotation unless asked for.
