@@ -230,8 +230,8 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
             entry_indent = indent
         arg = argument.match(stripped) if indent <= entry_indent else None
         if arg:
-            current = arg.group(1)
-            params[current] = [arg.group(2)]
+            current = name = arg.group(1)  # name: a str ((\w+) always matches), current may be None
+            params[name] = [arg.group(2)]
         elif current is not None:  # a continuation line of a multi-line description
             params[current].append(stripped)
     described = {k: " ".join(p for p in v if p).strip() for k, v in params.items()}

@@ -247,6 +247,7 @@ def validate_value(
         return is_optional_property(schema, path)
 
     changes: list[tuple[Path, str]] = []
+    problems: list[_Problem] = []  # for the type checker: the first pass always binds it
     for _ in range(_MAX_PASSES):
         validated, problems = validate(value)
         if not problems:
