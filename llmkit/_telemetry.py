@@ -32,7 +32,10 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from contextvars import Token
+
     import httpx
+    from opentelemetry.context import Context as OtelContext
 
     from ._messages import AssistantMessage, Context
     from ._models import Model
@@ -230,7 +233,7 @@ class Call:
         self._request = request
         self.capture = os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() == "true"
         self._span: Any = None
-        self._token: object = None
+        self._token: Token[OtelContext] | None = None  # the attached context's, until sent()
         self._start: float | None = None
         self._first: float | None = None
         operation = "generate_content" if model.api == "gemini" else "chat"
@@ -317,6 +320,7 @@ class Call:
         aborted: bool,
     ) -> None:
         """The span's attributes from the end, set in one go, and its error status."""
+        ended: dict[str, Any]
         if message is not None:
             ended = self._response_attributes(message)
         else:
