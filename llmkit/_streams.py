@@ -18,7 +18,7 @@ import itertools
 import logging
 import time
 import weakref
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
 from types import TracebackType
 from typing import Any, cast
 
@@ -299,7 +299,7 @@ class EventStream:
         self, model: Model, context: Context | str | Sequence[Message], options: RequestOptions
     ) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.Client)
-        self._iter: Iterator[Event] | None = None
+        self._iter: Generator[Event, None, None] | None = None
 
     def __repr__(self) -> str:
         return f"<llmkit.EventStream {self._x.describe()}>"
@@ -346,7 +346,7 @@ class EventStream:
         """Close the connection; an unfinished stream ends ``aborted``."""
         x = self._x
         x.abort()
-        if self._iter is not None and hasattr(self._iter, "close"):
+        if self._iter is not None:
             self._iter.close()
         if x.response is not None:
             x.response.close()
@@ -365,7 +365,7 @@ class AsyncEventStream:
     ) -> None:
         self._x = Exchange(model, context, options, client_type=httpx.AsyncClient)
         self._owned = False  # a client made for this call alone (outside asyncio), closed after
-        self._iter: AsyncIterator[Event] | None = None
+        self._iter: AsyncGenerator[Event, None] | None = None
 
     def __repr__(self) -> str:
         return f"<llmkit.AsyncEventStream {self._x.describe()}>"
@@ -413,7 +413,7 @@ class AsyncEventStream:
         """Close the connection; an unfinished stream ends ``aborted``."""
         x = self._x
         x.abort()
-        if self._iter is not None and hasattr(self._iter, "aclose"):
+        if self._iter is not None:
             await self._iter.aclose()
         if x.response is not None:
             await x.response.aclose()
@@ -426,7 +426,7 @@ class AsyncEventStream:
             self._x.client = None
 
 
-def _events(x: Exchange) -> Iterator[Event]:
+def _events(x: Exchange) -> Generator[Event, None, None]:
     """The events of a sync stream: the pump of :class:`EventStream`."""
     pipeline = x.pipeline
     response = x.response
@@ -473,7 +473,7 @@ def _events(x: Exchange) -> Iterator[Event]:
         x.ended()
 
 
-async def _aevents(x: Exchange) -> AsyncIterator[Event]:
+async def _aevents(x: Exchange) -> AsyncGenerator[Event, None]:
     """The events of an async stream: the pump of :class:`AsyncEventStream`."""
     import asyncio  # here, not at module level: building a request needs no event loop
 
