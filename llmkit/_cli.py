@@ -157,7 +157,7 @@ def _cmd_models(ns: argparse.Namespace) -> int:
         print(json.dumps([m.model_dump(mode="json") for m in found], ensure_ascii=False, indent=2))
         return 0
     header = ("MODEL", "API", "CONTEXT", "MAX OUT", "INPUT", "REASONING", "$/M IN", "$/M OUT")
-    rows = [(*header, "$/M CACHED", "LONG PROMPT $/M")]
+    rows: list[tuple[str, ...]] = [(*header, "$/M CACHED", "LONG PROMPT $/M")]
     for m in found:
         priced = m.cost.input is not None or m.cost.output is not None
         rows.append(

@@ -276,7 +276,7 @@ class FakeProvider:
             raise ValueError(f"emulate= is for api='openai-chat' only, not {api!r}")
         if api not in ENCODERS:
             raise ValueError(f"FakeProvider speaks {sorted(ENCODERS)}, not {api!r}")
-        self._api = api
+        self._api: Api = api  # declared: pyright widens an inferred attribute to str
         self._host = host
         self._port: int | None = None
         self._emulate = emulate
