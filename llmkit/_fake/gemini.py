@@ -99,7 +99,9 @@ class GeminiEncoder:
             return _error(401, message)
         key = request.headers.get("x-goog-api-key", "")
         query = request.path.partition("?")[2]
-        params = dict(p.partition("=")[::2] for p in query.split("&") if p)
+        params = {
+            name: value for name, _, value in (p.partition("=") for p in query.split("&") if p)
+        }
         if api_key in (key, params.get("key")):
             return None
         if not key and "key" not in params:

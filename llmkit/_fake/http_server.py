@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal, Union
+from typing import Any, Literal, Union, cast
 
 from . import counting
 from .checks import refusal
@@ -301,20 +301,26 @@ class _HTTPServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "llmkit-fake"
-    server: _HTTPServer
+
+    @property
+    def fake(self) -> Server:
+        """The fake this connection serves. ``self.server`` is typed ``BaseServer`` (a
+        mutable attribute a subclass cannot narrow); it is an :class:`_HTTPServer`, the only
+        server made with this handler (``Server.start``)."""
+        return cast("_HTTPServer", self.server).fake
 
     def setup(self) -> None:
         super().setup()
         # Each scripted write must leave at once, as its own TCP segment; with Nagle's
         # algorithm a small write waits for the client's delayed ACK (~40 ms per response).
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.server.fake.track(self.connection)
+        self.fake.track(self.connection)
 
     def finish(self) -> None:
         try:
             super().finish()
         finally:
-            self.server.fake.untrack()
+            self.fake.untrack()
 
     def version_string(self) -> str:
         """The ``Server`` header value."""
@@ -334,7 +340,7 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_PUT = do_PATCH = do_DELETE = do_POST
 
     def _answer(self) -> None:
-        fake = self.server.fake
+        fake = self.fake
         if fake.stop.is_set():  # accepted just before close()
             raise _Stop
         try:
@@ -437,13 +443,13 @@ class _Handler(BaseHTTPRequestHandler):
             write()
             self.wfile.flush()
         except OSError:
-            if not self.server.fake.stop.is_set():
-                self.server.fake.count_disconnect()
+            if not self.fake.stop.is_set():
+                self.fake.count_disconnect()
             raise _Stop from None
 
     def _pause(self, seconds: float) -> None:
         """Sleep ``seconds``; raise ``_Stop`` early on ``close()`` or a client hang-up."""
-        fake = self.server.fake
+        fake = self.fake
         deadline = time.monotonic() + seconds
         while (remaining := deadline - time.monotonic()) > 0:
             if fake.stop.is_set():

@@ -331,7 +331,8 @@ class _Stream:
         requested = isinstance(options, dict) and bool(options.get("include_usage"))
         finish = self.chunks[-1]
         if p.x_groq:  # the finish chunk's x_groq carries the request id (and usage)
-            finish.extra["x_groq"] = {"id": p.request_id(self.ctx.number)}
+            x_groq: dict[str, Any] = {"id": p.request_id(self.ctx.number)}  # usage may join
+            finish.extra["x_groq"] = x_groq
         if reply.counts is None or not (requested or p.usage_always):
             return  # J1: usage only on request, unless this server always sends it
         usage = p.usage_fields(reply.counts)
