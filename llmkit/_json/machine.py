@@ -248,13 +248,17 @@ class Machine(Path):
                 continue
             i = m.end()
             if state > _OBJ_VALUE:  # MEMBER or KEY matched a key, as far as it got
-                if quote is None:  # cut off: its string goes on
+                # Only those two branches leave state above _OBJ_VALUE, and both bound key (a
+                # str: MEMBER's match without one went on above), quote and colon in this turn.
+                # pyright cannot tie the state to the branch (mypy --strict passes): ignored on
+                # these lines only, rather than rebinding them on every turn of the hot loop.
+                if quote is None:  # cut off: its string goes on  # pyright: ignore[reportPossiblyUnboundVariable]
                     self._token = TOK_STRING
-                    self._key_parts = [key]
+                    self._key_parts = [key]  # pyright: ignore[reportPossiblyUnboundVariable, reportAttributeAccessIssue]
                     self._state = _OBJ_NEXT
                     continue
-                self.key = key
-                if colon is None:
+                self.key = key  # pyright: ignore[reportPossiblyUnboundVariable]
+                if colon is None:  # pyright: ignore[reportPossiblyUnboundVariable]
                     self._state = _OBJ_COLON
                     continue
                 state = _OBJ_VALUE  # and perhaps the value's start
