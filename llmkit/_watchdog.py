@@ -87,9 +87,11 @@ class Watchdog:
         if not self.fired:
             return False
         self.fired = False
-        task = self._task
-        if task is not None and hasattr(task, "uncancel"):  # Python >= 3.11
-            return bool(task.uncancel() == 0)
+        # Task.uncancel is Python >= 3.11's (looked up, not hasattr-narrowed: pyright checking
+        # for 3.10 does not narrow a Task by hasattr).
+        uncancel = getattr(self._task, "uncancel", None)  # None too while there is no task
+        if uncancel is not None:
+            return bool(uncancel() == 0)
         return True
 
     def close(self) -> None:
