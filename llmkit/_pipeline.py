@@ -83,7 +83,8 @@ class Pipeline:
             asm.fail(StreamError(str(exc)))
             return self.drain()
         if self._tainted:  # some frame held bytes that were not UTF-8: said where it is decoded
-            return self._feed_tainted(frames)
+            self._decode_tainted(frames)
+            return asm.reports.drain()
         feed = self.decoder.feed
         for frame in frames:
             feed(frame)
@@ -91,7 +92,7 @@ class Pipeline:
                 break  # what follows the terminal event is not read (QUIRKS A4)
         return asm.reports.drain()  # self.drain(), one call less per read
 
-    def _feed_tainted(self, frames: Sequence[Any]) -> list[Event]:
+    def _decode_tainted(self, frames: Sequence[Any]) -> None:
         asm, tainted = self.asm, self._tainted
         for frame in frames:
             if not self.invalid_utf8 and any(frame is t for t in tainted):
@@ -106,7 +107,6 @@ class Pipeline:
             if asm.ended:
                 break
         tainted.clear()
-        return asm.reports.drain()
 
     def eof(self) -> list[Event]:
         """The end of the body."""
@@ -118,7 +118,7 @@ class Pipeline:
                 asm.fail(StreamError(str(exc)))
                 return self.drain()
             if self._tainted:
-                self._feed_tainted(frames)
+                self._decode_tainted(frames)
             else:
                 for frame in frames:
                     self.decoder.feed(frame)

@@ -149,6 +149,25 @@ def test_invalid_utf8_in_a_bedrock_event_is_reported() -> None:
     assert message.text == "caf\ufffd" and "invalid_unicode" in kinds(message)
 
 
+def test_invalid_utf8_in_the_last_unterminated_event_keeps_the_terminal_event() -> None:
+    # The body ends inside an event (no blank line after it) whose data is not UTF-8: the
+    # framer's flush hands it over at the end of the body. Its events (the diagnostic, and
+    # the error the event carries) used to be drained and dropped there: the stream ended
+    # with no Done or ErrorEvent at all. Found by the fuzz suite under HYPOTHESIS_PROFILE=long.
+    start = {
+        "type": "message_start",
+        "message": {"id": "m", "type": "message", "role": "assistant", "content": [],
+                    "model": "claude-x", "stop_reason": None,
+                    "usage": {"input_tokens": 0, "output_tokens": 0}},
+    }  # fmt: skip
+    head = b"event: message_start\ndata: " + json.dumps(start).encode() + b"\n\n"
+    for tail in (b"event: error\ndata:\xa0", b'event: ping\ndata: {"type": "ping"}\xa0'):
+        events = list(llmkit.parse_stream(ANTHROPIC, [head + tail]))
+        terminal = [e for e in events if isinstance(e, (llmkit.Done, llmkit.ErrorEvent))]
+        assert len(terminal) == 1 and terminal[0] is events[-1], tail
+        assert "invalid_unicode" in kinds(terminal[0].message), tail
+
+
 def test_invalid_utf8_is_reported_where_it_is_whatever_the_chunking() -> None:
     body = openai_text("ok ").replace(b"[DONE]", b"[DONE]").replace(b'"ok "', b'"ok \xff"')
     whole = [type(e).__name__ for e in llmkit.parse_stream(MODEL, [body])]

@@ -416,7 +416,9 @@ def thinking_parts(draw: st.DrawFn, api: str | None) -> list[llmkit.ThinkingPart
             "content": [
                 {
                     "type": "web_search_result",
-                    "url": IMAGE_URL,
+                    # a page, not an image: replayed as it came, where the image check
+                    # below looks for the images' own URLs
+                    "url": "https://example.net/search/result",
                     "title": draw(TEXT),
                     "encrypted_content": draw(B64),
                     "page_age": None,

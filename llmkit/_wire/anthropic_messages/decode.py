@@ -57,14 +57,20 @@ from .. import typed_reads as values
 from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder
 
-__all__ = ["STOP_REASONS", "Decoder", "decode_response"]
+__all__ = ["ENDINGS", "STOP_REASONS", "Decoder", "decode_response"]
 
-STOP_REASONS: dict[str, StopReason] = {
+ENDINGS: dict[str, StopReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "tool_use": "tool_use",
     "max_tokens": "length",
     "model_context_window_exceeded": "length",  # the output was cut: the window is full
+}
+"""The stop reasons Bedrock Converse's ``stopReason`` took from Anthropic's, meaning the same:
+mapped here for both wires."""
+
+STOP_REASONS: dict[str, StopReason] = {
+    **ENDINGS,
     "refusal": "refusal",
     "pause_turn": "pause",  # a server-tool loop paused: send the content back to continue
 }
@@ -315,8 +321,7 @@ class Decoder(SplicedDecoder):
             return
         delta_type = delta.get("type")
         if delta_type == "text_delta":
-            text = delta.get("text")
-            if isinstance(text, str):
+            if isinstance(text := delta.get("text"), str):
                 self._sink.text(text, key=index)
         elif delta_type == "input_json_delta":
             fragment = delta.get("partial_json")
@@ -328,12 +333,10 @@ class Decoder(SplicedDecoder):
             elif fragment:  # "" is a real, empty first fragment (D3): nothing to append
                 self._arguments(index, fragment)
         elif delta_type == "thinking_delta":
-            thinking = delta.get("thinking")
-            if isinstance(thinking, str):
+            if isinstance(thinking := delta.get("thinking"), str):
                 self._sink.thinking(thinking, key=index)
         elif delta_type == "signature_delta":
-            signature = delta.get("signature")
-            if isinstance(signature, str) and signature:
+            if isinstance(signature := delta.get("signature"), str) and signature:
                 self._sink.thinking(key=index, signature=signature)
         elif delta_type == "citations_delta" and self._kinds.get(index) == "text":
             self._citation(index, delta.get("citation"))

@@ -50,6 +50,7 @@ from ..._json.scanner import loads
 from ..._messages import Citation, StopReason, Usage
 from ..._models import Model
 from .. import typed_reads as values
+from ..anthropic_messages.decode import ENDINGS
 from ..contract import DeltaSink, Frame
 from ..splice import SplicedDecoder
 from ..turn_failures import fail_turn
@@ -57,11 +58,7 @@ from ..turn_failures import fail_turn
 __all__ = ["STOP_REASONS", "Decoder", "decode_response"]
 
 STOP_REASONS: dict[str, StopReason] = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "tool_use": "tool_use",
-    "max_tokens": "length",
-    "model_context_window_exceeded": "length",  # the output was cut: the window is full
+    **ENDINGS,  # the names Converse took from Anthropic's Messages API
     "guardrail_intervened": "content_filter",  # a Bedrock guardrail blocked or masked it
     "content_filtered": "content_filter",  # the model provider's own filter
 }
