@@ -409,10 +409,18 @@ class Decoder(SplicedDecoder):
                 self._details[key] = dict(item)
                 continue
             for field, value in item.items():
+                before = merged.get(field)
                 if field in _MERGED and isinstance(value, str):
-                    merged[field] = (merged.get(field) or "") + value
-                elif field not in merged or merged[field] is None:
+                    if isinstance(before, str):
+                        merged[field] = before + value
+                        continue
+                    if before is not None:  # an earlier piece that was not text: replaced
+                        wrong_type(self._sink, f"reasoning_details.{field}", before, "a string")
                     merged[field] = value
+                elif before is None:
+                    merged[field] = value
+                elif field in _MERGED and value is not None:  # not text after text
+                    wrong_type(self._sink, f"reasoning_details.{field}", value, "a string")
         self._sink.provider_data("reasoning_details", list(self._details.values()))
 
 

@@ -596,6 +596,26 @@ def test_F7_openrouter_reasoning_details_merged_by_index_and_replayed_verbatim()
     assert sent["messages"][1]["content"] == "Hi"
 
 
+def test_F7_a_reasoning_details_piece_that_is_not_text_is_reported_not_raised() -> None:
+    # A streamed field's pieces are joined as text; a piece of another type (here a list
+    # before text, then a number after it) cannot be: each is reported, the text kept.
+    # Before: `[None] + ""` raised TypeError out of the decoder (found by the fuzz suite).
+    orm = model("openrouter", id="anthropic/claude-sonnet-4.5", reasoning=True)
+    first = {"type": "reasoning.text", "text": "", "index": 0, "signature": [None]}
+    body = sse(
+        chunk({"reasoning_details": [first]}),
+        chunk({"reasoning_details": [{"index": 0, "signature": "si"}]}),
+        chunk({"reasoning_details": [{"index": 0, "signature": "g=="}]}),
+        chunk({"reasoning_details": [{"index": 0, "text": 7}]}),
+        chunk({"content": "Hi"}, finish="stop"),
+    )
+    msg = final(body, orm)
+    [details] = (msg.provider_data or {})["reasoning_details"]
+    assert details["signature"] == "sig==" and details["text"] == ""
+    fields = [d.details.get("field") for d in msg.diagnostics if d.kind == "event_malformed"]
+    assert fields == ["reasoning_details.signature", "reasoning_details.text"]
+
+
 def test_F8_reasoning_field_names_and_a_configured_one() -> None:
     for field in ("reasoning_content", "reasoning", "reasoning_text"):
         assert (
