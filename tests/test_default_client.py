@@ -9,10 +9,12 @@ import asyncio
 import gc
 import json
 import threading
+import weakref
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
 import pytest
 
 import llmkit
@@ -138,19 +140,27 @@ def test_concurrent_calls_are_not_queued_behind_a_connection_limit(server: _Serv
 
 
 def test_the_async_client_is_one_per_event_loop_and_goes_with_it(server: _Server) -> None:
-    async def call() -> int:
+    loops: list[weakref.ref[asyncio.AbstractEventLoop]] = []
+
+    async def call() -> httpx.AsyncClient:
         reply = await llmkit.acomplete(server.model(), CONTEXT, api_key="k")
         assert reply.text == "ok"
         client, owned = _clients.default_async_client()
         again, _ = _clients.default_async_client()
         assert client is again and not owned
-        return id(client)
+        loops.append(weakref.ref(asyncio.get_running_loop()))
+        return client
 
     first = asyncio.run(call())
     second = asyncio.run(call())
+    assert first is not second
+    clients = [weakref.ref(first), weakref.ref(second)]
+    del first, second
     gc.collect()
-    assert first != second
-    assert len(_clients._by_loop) == 0  # neither loop is kept alive by its client
+    # Neither loop is kept alive by its client, and each client went with its loop. (This
+    # test's own loops: a loop of another test's, still alive, may be in the registry.)
+    assert [ref() for ref in loops] == [None, None]
+    assert [ref() for ref in clients] == [None, None]
 
 
 def test_the_sync_client_is_one_for_the_process() -> None:
