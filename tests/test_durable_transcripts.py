@@ -168,6 +168,44 @@ def test_invalid_utf8_in_the_last_unterminated_event_keeps_the_terminal_event() 
         assert "invalid_unicode" in kinds(terminal[0].message), tail
 
 
+def test_a_lone_surrogate_in_an_opaque_blocks_replay_data_is_replaced_and_reported() -> None:
+    # A server tool's input (kept as replay data, sent back as it came) with a lone surrogate
+    # escape in a key: the message did not serialise. Found by the fuzz suite (long profile).
+    start = {
+        "type": "message_start",
+        "message": {"id": "m", "type": "message", "role": "assistant", "content": [],
+                    "model": "claude-x", "stop_reason": None,
+                    "usage": {"input_tokens": 1, "output_tokens": 1}},
+    }  # fmt: skip
+    use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+    events = [
+        ("message_start", start),
+        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": use}),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": '{"q\\ud800": "x"}'},
+            },
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                           "usage": {"output_tokens": 1}}),
+        ("message_stop", {"type": "message_stop"}),
+    ]  # fmt: skip
+    body = b"".join(
+        f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in events
+    )
+    message = decode(body, ANTHROPIC)
+    [part] = message.content
+    assert isinstance(part, llmkit.ThinkingPart) and part.replay is not None
+    assert part.replay["block"]["input"] == {"q\ufffd": "x"}
+    [d] = [d for d in message.diagnostics if d.kind == "invalid_unicode"]
+    assert d.details == {"where": "replay", "reason": "lone_surrogate", "count": 1}
+    durable(message)
+
+
 def test_invalid_utf8_is_reported_where_it_is_whatever_the_chunking() -> None:
     body = openai_text("ok ").replace(b"[DONE]", b"[DONE]").replace(b'"ok "', b'"ok \xff"')
     whole = [type(e).__name__ for e in llmkit.parse_stream(MODEL, [body])]

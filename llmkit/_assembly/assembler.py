@@ -55,7 +55,7 @@ from .._messages import (
     Usage,
 )
 from .._redact import scrub
-from .audit import repair_surrogates
+from .audit import repair_surrogates, repair_value
 from .blocks import CallSlot, TextBlock, ThinkingBlock
 from .reports import Reports
 from .tool_calls import ToolCalls
@@ -436,6 +436,16 @@ class Assembler:
             text, count = repair_surrogates(part.thinking)
             if count:
                 part = part.model_copy(update={"thinking": text})
+            if part.replay is not None:  # opaque provider blocks, sent back as they came
+                replay, in_replay = repair_value(part.replay)
+                if in_replay:
+                    part = part.model_copy(update={"replay": replay})
+                    self.reports.report(
+                        "invalid_unicode",
+                        "Lone surrogate escapes in replay data were replaced by U+FFFD",
+                        None,
+                        {"where": "replay", "reason": "lone_surrogate", "count": in_replay},
+                    )
         if count:
             self.reports.report(
                 "invalid_unicode",

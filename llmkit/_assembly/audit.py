@@ -26,6 +26,7 @@ __all__ = [
     "duplicate_keys",
     "has_surrogate",
     "repair_surrogates",
+    "repair_value",
     "shape",
     "value_surrogates",
 ]
@@ -67,6 +68,12 @@ def value_surrogates(raw: str, value: Any, held: bool | None = None) -> tuple[An
     escaped = ("\\ud" in raw or "\\uD" in raw) and _ESCAPED_SURROGATE.search(raw)
     if not escaped and not (has_surrogate(raw) if held is None else held):
         return value, 0
+    return repair_value(value)
+
+
+def repair_value(value: Any) -> tuple[Any, int]:
+    """``value`` (JSON-like: dicts, lists, strings, scalars) with lone surrogates in its
+    strings and keys replaced by U+FFFD, and how many there were; walked whole."""
     count = 0
 
     def fix(item: Any) -> Any:
