@@ -9,6 +9,7 @@ import pytest
 
 import llmkit
 from tests.support.helpers import MODEL, call, chunk, sse, tools
+from tests.wire.anthropic_messages import test_decode as anthropic
 
 TOOL = llmkit.Tool(name="f", description="f", parameters={"type": "object"})
 ANTHROPIC = llmkit.Model(provider="anthropic", id="claude-x", api="anthropic-messages")
@@ -154,13 +155,7 @@ def test_invalid_utf8_in_the_last_unterminated_event_keeps_the_terminal_event() 
     # framer's flush hands it over at the end of the body. Its events (the diagnostic, and
     # the error the event carries) used to be drained and dropped there: the stream ended
     # with no Done or ErrorEvent at all. Found by the fuzz suite under HYPOTHESIS_PROFILE=long.
-    start = {
-        "type": "message_start",
-        "message": {"id": "m", "type": "message", "role": "assistant", "content": [],
-                    "model": "claude-x", "stop_reason": None,
-                    "usage": {"input_tokens": 0, "output_tokens": 0}},
-    }  # fmt: skip
-    head = b"event: message_start\ndata: " + json.dumps(start).encode() + b"\n\n"
+    head = anthropic.sse(anthropic.start())
     for tail in (b"event: error\ndata:\xa0", b'event: ping\ndata: {"type": "ping"}\xa0'):
         events = list(llmkit.parse_stream(ANTHROPIC, [head + tail]))
         terminal = [e for e in events if isinstance(e, (llmkit.Done, llmkit.ErrorEvent))]
@@ -171,31 +166,13 @@ def test_invalid_utf8_in_the_last_unterminated_event_keeps_the_terminal_event() 
 def test_a_lone_surrogate_in_an_opaque_blocks_replay_data_is_replaced_and_reported() -> None:
     # A server tool's input (kept as replay data, sent back as it came) with a lone surrogate
     # escape in a key: the message did not serialise. Found by the fuzz suite (long profile).
-    start = {
-        "type": "message_start",
-        "message": {"id": "m", "type": "message", "role": "assistant", "content": [],
-                    "model": "claude-x", "stop_reason": None,
-                    "usage": {"input_tokens": 1, "output_tokens": 1}},
-    }  # fmt: skip
     use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
-    events = [
-        ("message_start", start),
-        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": use}),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "input_json_delta", "partial_json": '{"q\\ud800": "x"}'},
-            },
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
-                           "usage": {"output_tokens": 1}}),
-        ("message_stop", {"type": "message_stop"}),
-    ]  # fmt: skip
-    body = b"".join(
-        f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in events
+    body = anthropic.sse(
+        anthropic.start(),
+        anthropic.block(0, **use),
+        anthropic.delta(0, type="input_json_delta", partial_json='{"q\\ud800": "x"}'),
+        anthropic.stop(0),
+        *anthropic.end(),
     )
     message = decode(body, ANTHROPIC)
     [part] = message.content
